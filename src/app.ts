@@ -1,0 +1,112 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Router } from 'express';
+import { AccessTokens } from './boards/accessTokens.js';
+import { boardRoutes } from './boards/boardRoutes.js';
+import { BoardService } from './boards/boardService.js';
+import { ExpirySweeper } from './boards/expirySweeper.js';
+import { systemClock, type Clock } from './clock.js';
+import type { AppConfig } from './config.js';
+import { EventBus } from './events/bus.js';
+import { requireApiKey } from './http/auth.js';
+import { createHttpApp } from './http/httpApp.js';
+import { createLogger, type Logger } from './logger.js';
+import { adminRoutes } from './organizations/adminRoutes.js';
+import { OrganizationService } from './organizations/organizationService.js';
+import { isPlan } from './organizations/plans.js';
+import { createRealtime } from './realtime/realtime.js';
+import { openDatabase } from './store/database.js';
+import { migrate } from './store/migrator.js';
+import { serverSecret } from './store/secrets.js';
+
+export interface AppOptions {
+  config: AppConfig;
+  clock?: Clock;
+  logger?: Logger;
+}
+
+/** A running service. */
+export interface App {
+  url: string;
+  port: number;
+  bus: EventBus;
+  boards: BoardService;
+  organizations: OrganizationService;
+  expirySweeper: ExpirySweeper;
+  /** The development API key, when this start had to create the development organization. */
+  developmentApiKey: string | null;
+  close(): Promise<void>;
+}
+
+/**
+ * The composition root: opens the database, applies migrations, wires every domain to
+ * its routes and to the realtime engine, and listens on one port for HTTP and WebSocket.
+ */
+export async function startApp({ config, clock = systemClock, logger = createLogger(config.logLevel) }: AppOptions): Promise<App> {
+  if (!isPlan(config.bootstrapPlan)) throw new Error(`BOOTSTRAP_PLAN must be a plan name, got "${config.bootstrapPlan}"`);
+  const database = await openDatabase(config.databaseUrl);
+  const applied = await migrate(database);
+  if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
+
+  const db = database.prisma;
+  const bus = new EventBus(clock, logger);
+  const realtime = createRealtime({ database, bus, logger });
+  const organizations = new OrganizationService({ db, clock });
+  const tokens = new AccessTokens(await serverSecret(db, 'board-token-key', clock.now()));
+  const boards = new BoardService({ db, clock, bus, documents: realtime.documents, tokens, appUrl: config.appUrl, logger });
+  const expirySweeper = new ExpirySweeper(boards, config.expirySweepIntervalMs, logger);
+
+  let developmentApiKey: string | null = null;
+  if (config.bootstrapApiKey) await organizations.ensureBootstrapKey(config.bootstrapApiKey, config.bootstrapPlan);
+  else developmentApiKey = await organizations.ensureDevelopmentOrganization(config.bootstrapPlan);
+
+  const api = Router();
+  api.use('/admin', adminRoutes(organizations, config.adminToken));
+  api.use('/boards', requireApiKey(organizations), boardRoutes(boards, realtime.documents));
+  const app = createHttpApp({
+    logger,
+    now: () => clock.now(),
+    api,
+    checkDatabase: async () => {
+      await db.$queryRawUnsafe('SELECT 1');
+    },
+  });
+
+  const server = createServer(app);
+  await listen(server, config.port, config.host);
+  const port = (server.address() as AddressInfo).port;
+  expirySweeper.start();
+
+  let closing: Promise<void> | null = null;
+  async function close(): Promise<void> {
+    closing ??= (async () => {
+      await expirySweeper.stop();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await realtime.close();
+      await database.close();
+    })();
+    return closing;
+  }
+
+  return {
+    url: `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port}`,
+    port,
+    bus,
+    boards,
+    organizations,
+    expirySweeper,
+    developmentApiKey,
+    close,
+  };
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}

@@ -1,0 +1,52 @@
+import * as Y from 'yjs';
+
+/**
+ * The layout of a board's Yjs document (DESIGN.md section 1): `doc.getMap('objects')`,
+ * keyed by object id, each value a Y.Map holding the REST object's fields.
+ */
+export const OBJECTS_MAP = 'objects';
+
+/** A board object as the REST API shows it. */
+export interface BoardObject {
+  id: string;
+  type: string;
+  data: Record<string, unknown>;
+  position: { x: number; y: number };
+  width?: number;
+  height?: number;
+  created_at: string;
+  created_by: string | null;
+}
+
+/** The objects map of a board document. */
+export function objectsOf(doc: Y.Doc): Y.Map<unknown> {
+  return doc.getMap(OBJECTS_MAP);
+}
+
+/** Adds objects to a board document; call inside a transaction. */
+export function putObjects(doc: Y.Doc, objects: BoardObject[]): void {
+  const map = objectsOf(doc);
+  for (const object of objects) {
+    const fields = Object.entries(object).filter(([, value]) => value !== undefined);
+    map.set(object.id, new Y.Map<unknown>(fields));
+  }
+}
+
+/**
+ * Reads every object of a board document, oldest first. Clients may also have written
+ * plain JSON values instead of Y.Maps; both read the same.
+ */
+export function readObjects(doc: Y.Doc): BoardObject[] {
+  const objects: BoardObject[] = [];
+  objectsOf(doc).forEach((value, id) => {
+    const fields = value instanceof Y.Map ? value.toJSON() : value;
+    if (fields && typeof fields === 'object') objects.push({ ...(fields as BoardObject), id });
+  });
+  return objects.sort((a, b) => (a.created_at ?? '').localeCompare(b.created_at ?? '') || a.id.localeCompare(b.id));
+}
+
+/** Reads one object's fields from a Y.Map value of the objects map. */
+export function readObject(id: string, value: unknown): BoardObject | null {
+  const fields = value instanceof Y.Map ? value.toJSON() : value;
+  return fields && typeof fields === 'object' ? { ...(fields as BoardObject), id } : null;
+}

@@ -1,0 +1,275 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Clock } from '../clock.js';
+import { errors } from '../errors.js';
+import type { EventBus } from '../events/bus.js';
+import type { Logger } from '../logger.js';
+import type { Organization } from '../organizations/organizationService.js';
+import type { BoardDocuments } from '../realtime/boardDocuments.js';
+import type { Db } from '../store/database.js';
+import type { AccessTokens } from './accessTokens.js';
+import { boardFromRow, configWithDefaults, DEFAULT_EXPIRES_IN_HOURS, type Board } from './board.js';
+import { putObjects, readObjects, type BoardObject } from './boardObjects.js';
+import type { AccessLinks } from './presenter.js';
+import type { BoardStatus, CreateBoardInput, ObjectInput, UpdateBoardInput } from './schemas.js';
+
+const HOUR_MS = 3_600_000;
+/** Most boards one expiry sweep handles; the next sweep takes the rest. */
+const EXPIRY_SWEEP_BATCH = 500;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface BoardServiceDependencies {
+  db: Db;
+  clock: Clock;
+  bus: EventBus;
+  documents: BoardDocuments;
+  tokens: AccessTokens;
+  /** Base of access links (`APP_URL`). */
+  appUrl: string;
+  logger: Logger;
+}
+
+/** What a board lookup tolerates besides an active or archived board. */
+interface Lookup {
+  allowExpired?: boolean;
+}
+
+/** The rules of boards: lifecycle, ownership, expiry and objects. REST handlers only translate. */
+export class BoardService {
+  constructor(private readonly deps: BoardServiceDependencies) {}
+
+  /** Host and guest links of a board; each carries the board's access token. */
+  accessLinks(board: Board): AccessLinks {
+    const link = (role: 'host' | 'guest') =>
+      `${this.deps.appUrl}/boards/${board.id}?token=${this.deps.tokens.issue(board.id, board.tokenNonce, role)}`;
+    return { host: link('host'), guest: link('guest') };
+  }
+
+  async create(organization: Organization, input: CreateBoardInput): Promise<Board> {
+    const now = this.deps.clock.now();
+    const objects = (input.initial_objects ?? []).map((object) => newObject(object, now));
+    return this.insertBoard(organization, { ...input, config: configWithDefaults(input.config) }, objects);
+  }
+
+  /** Boards of the organization; archived ones only when asked for by status. */
+  async list(organization: Organization, status?: BoardStatus): Promise<Board[]> {
+    await this.expireOverdue(organization.id);
+    const rows = await this.deps.db.board.findMany({
+      where: { organizationId: organization.id, status: status ?? { in: ['active', 'expired'] } },
+      orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
+    });
+    return rows.map(boardFromRow);
+  }
+
+  async listByOwner(organization: Organization, ownerExternalId: string): Promise<Board[]> {
+    await this.expireOverdue(organization.id);
+    const rows = await this.deps.db.board.findMany({
+      where: { organizationId: organization.id, ownerExternalId },
+      orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
+    });
+    return rows.map(boardFromRow);
+  }
+
+  /** A board of the caller's organization: 404 if unknown, 403 if another's, 410 once expired. */
+  async get(organization: Organization, id: string, lookup: Lookup = {}): Promise<Board> {
+    const row = UUID.test(id) ? await this.deps.db.board.findUnique({ where: { id } }) : null;
+    if (!row) throw errors.notFound('Board');
+    if (row.organizationId !== organization.id) throw errors.forbidden('This board belongs to another organization');
+    let board = boardFromRow(row);
+    if (board.lifecycle.status === 'active' && board.expiresAt <= this.deps.clock.now()) {
+      await this.expire(board);
+      board = { ...board, lifecycle: { status: 'expired' } };
+    }
+    if (board.lifecycle.status === 'expired' && !lookup.allowExpired) throw errors.gone('Board has expired');
+    return board;
+  }
+
+  /** The board's objects, read from its live document. */
+  async objects(board: Board): Promise<BoardObject[]> {
+    const doc = await this.deps.documents.read(board.id);
+    try {
+      return readObjects(doc);
+    } finally {
+      doc.destroy();
+    }
+  }
+
+  async update(organization: Organization, id: string, input: UpdateBoardInput): Promise<Board> {
+    const board = await this.get(organization, id);
+    const now = this.deps.clock.now();
+    const row = await this.deps.db.board.update({
+      where: { id: board.id },
+      data: {
+        updatedAt: now,
+        ...(input.title !== undefined ? { title: input.title } : {}),
+        ...(input.expires_in_hours !== undefined ? { expiresAt: new Date(now.getTime() + input.expires_in_hours * HOUR_MS) } : {}),
+        ...(input.webhook_url !== undefined ? { webhookUrl: input.webhook_url } : {}),
+        ...(input.config !== undefined ? { config: JSON.stringify(configWithDefaults(input.config, board.config)) } : {}),
+      },
+    });
+    return boardFromRow(row);
+  }
+
+  /** Deletes a board for good: its row, its documents, its tokens; connected clients are dropped. */
+  async delete(organization: Organization, id: string): Promise<void> {
+    const board = await this.get(organization, id, { allowExpired: true });
+    const deleted = await this.deps.db.board.deleteMany({ where: { id: board.id } });
+    await this.deps.documents.destroy(board.id);
+    if (deleted.count === 0) return;
+    await this.deps.bus.publish('board.deleted', {
+      ...eventSubject(board),
+      deleted_at: this.deps.clock.now().toISOString(),
+    });
+  }
+
+  /** Disconnects every client; the board stays active and new clients may join. */
+  async endSession(organization: Organization, id: string): Promise<{ board: Board; endedAt: Date }> {
+    const board = await this.get(organization, id);
+    const endedAt = this.deps.clock.now();
+    this.deps.documents.disconnectAll(board.id);
+    await this.deps.db.board.update({ where: { id: board.id }, data: { sessionEndedAt: endedAt } });
+    await this.deps.bus.publish('board.ended', { ...eventSubject(board), session_ended_at: endedAt.toISOString() });
+    return { board, endedAt };
+  }
+
+  /** A new active board with the source's objects, config and webhook URL, and fresh tokens. */
+  async duplicate(organization: Organization, id: string): Promise<Board> {
+    const source = await this.get(organization, id);
+    const objects = await this.objects(source);
+    return this.insertBoard(
+      organization,
+      {
+        title: `${source.title} (Copy)`.slice(0, 255),
+        external_id: source.externalId === null ? undefined : `${source.externalId}_copy`,
+        owner_external_id: source.ownerExternalId ?? undefined,
+        config: source.config,
+        webhook_url: source.webhookUrl ?? undefined,
+        external_data: source.externalData ?? undefined,
+        ...source.tutorial,
+      },
+      objects,
+    );
+  }
+
+  /** Archives an active board, or restores an archived one. */
+  async toggleArchive(organization: Organization, id: string): Promise<{ board: Board; at: Date }> {
+    const board = await this.get(organization, id);
+    const at = this.deps.clock.now();
+    const archiving = board.lifecycle.status === 'active';
+    const moved = await this.deps.db.board.updateMany({
+      where: { id: board.id, status: board.lifecycle.status },
+      data: archiving ? { status: 'archived', archivedAt: at, updatedAt: at } : { status: 'active', archivedAt: null, updatedAt: at },
+    });
+    if (moved.count === 0) throw errors.conflict('The board changed state concurrently; retry');
+    const subject = eventSubject(board);
+    if (archiving) await this.deps.bus.publish('board.archived', { ...subject, archived_at: at.toISOString() });
+    else await this.deps.bus.publish('board.unarchived', { ...subject, restored_at: at.toISOString() });
+    return { board: await this.get(organization, id), at };
+  }
+
+  /** Adds one object through the live document; resolves once it is durable. */
+  async addObject(organization: Organization, id: string, input: ObjectInput): Promise<BoardObject> {
+    const board = await this.get(organization, id);
+    const object = newObject(input, this.deps.clock.now());
+    await this.deps.documents.write(board.id, documentContext(board), (doc) => putObjects(doc, [object]));
+    return object;
+  }
+
+  /**
+   * Moves every active board whose time is up to `expired` and raises `board.expired`,
+   * whether or not anybody reads it. Safe to run from several places at once: only the
+   * caller whose update wins raises the event.
+   */
+  async expireOverdue(organizationId?: string): Promise<number> {
+    const rows = await this.deps.db.board.findMany({
+      where: { status: 'active', expiresAt: { lte: this.deps.clock.now() }, ...(organizationId ? { organizationId } : {}) },
+      take: EXPIRY_SWEEP_BATCH,
+    });
+    let expired = 0;
+    for (const row of rows) if (await this.expire(boardFromRow(row))) expired += 1;
+    return expired;
+  }
+
+  private async expire(board: Board): Promise<boolean> {
+    const now = this.deps.clock.now();
+    const moved = await this.deps.db.board.updateMany({
+      where: { id: board.id, status: 'active', expiresAt: { lte: now } },
+      data: { status: 'expired', updatedAt: now },
+    });
+    if (moved.count === 0) return false;
+    this.deps.documents.disconnectAll(board.id);
+    await this.deps.bus.publish('board.expired', {
+      ...eventSubject(board),
+      expires_at: board.expiresAt.toISOString(),
+      expired_at: now.toISOString(),
+    });
+    return true;
+  }
+
+  /** Inserts the row, fills the live document, then announces the board. */
+  private async insertBoard(organization: Organization, input: CreateBoardInput, objects: BoardObject[]): Promise<Board> {
+    const { db, clock, documents } = this.deps;
+    const now = clock.now();
+    const id = randomUUID();
+    const { is_sandbox, mock_external_data, data_provider } = input;
+    const tutorial = { is_sandbox, mock_external_data, data_provider };
+    const hasTutorial = Object.values(tutorial).some((value) => value !== undefined);
+    await db.board.create({
+      data: {
+        id,
+        organizationId: organization.id,
+        title: input.title,
+        externalId: input.external_id ?? null,
+        ownerExternalId: input.owner_external_id ?? null,
+        status: 'active',
+        config: JSON.stringify(configWithDefaults(input.config)),
+        webhookUrl: input.webhook_url ?? null,
+        externalData: input.external_data ? JSON.stringify(input.external_data) : null,
+        tutorial: hasTutorial ? JSON.stringify(tutorial) : null,
+        tokenNonce: randomBytes(16).toString('base64url'),
+        createdAt: now,
+        updatedAt: now,
+        expiresAt: new Date(now.getTime() + (input.expires_in_hours ?? DEFAULT_EXPIRES_IN_HOURS) * HOUR_MS),
+      },
+    });
+    const created = boardFromRow(await db.board.findUniqueOrThrow({ where: { id } }));
+    const links = this.accessLinks(created);
+    await this.deps.bus.publish('board.created', {
+      ...eventSubject(created),
+      host_link: links.host,
+      guest_link: links.guest,
+      created_at: now.toISOString(),
+    });
+    if (objects.length > 0) {
+      try {
+        await documents.write(id, documentContext(created), (doc) => putObjects(doc, objects));
+      } catch (error) {
+        this.deps.logger.error({ err: error, board_id: id }, 'initial objects could not be saved; removing the board');
+        await this.delete(organization, id).catch(() => undefined);
+        throw error;
+      }
+    }
+    return boardFromRow(await db.board.findUniqueOrThrow({ where: { id } }));
+  }
+}
+
+/** A new board object from client input. */
+function newObject(input: ObjectInput, now: Date): BoardObject {
+  return {
+    id: randomUUID(),
+    type: input.type,
+    data: input.data,
+    position: { x: input.position.x, y: input.position.y },
+    width: input.width,
+    height: input.height,
+    created_at: now.toISOString(),
+    created_by: null,
+  };
+}
+
+function documentContext(board: Board) {
+  return { boardId: board.id, organizationId: board.organizationId, userId: null };
+}
+
+function eventSubject(board: Board) {
+  return { board_id: board.id, organization_id: board.organizationId, title: board.title, external_id: board.externalId };
+}

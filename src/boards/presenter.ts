@@ -1,0 +1,63 @@
+import type { ConnectedParticipant } from '../realtime/boardDocuments.js';
+import type { Board } from './board.js';
+import type { BoardObject } from './boardObjects.js';
+
+/** Host and guest links of a board. */
+export interface AccessLinks {
+  host: string;
+  guest: string;
+}
+
+const iso = (date: Date) => date.toISOString();
+
+/** The 201 body of board creation and duplication. */
+export function presentCreated(board: Board, links: AccessLinks) {
+  return {
+    board_uuid: board.id,
+    title: board.title,
+    external_id: board.externalId,
+    status: board.lifecycle.status,
+    created_at: iso(board.createdAt),
+    expires_at: iso(board.expiresAt),
+    access_links: links,
+  };
+}
+
+/** One item of the board listings. */
+export function presentListItem(board: Board, participantsCount: number) {
+  return {
+    board_uuid: board.id,
+    title: board.title,
+    external_id: board.externalId,
+    owner_external_id: board.ownerExternalId,
+    status: board.lifecycle.status,
+    created_at: iso(board.createdAt),
+    updated_at: iso(board.updatedAt),
+    expires_at: iso(board.expiresAt),
+    participants_count: participantsCount,
+    objects_count: board.objectsCount,
+  };
+}
+
+/** The full board of GET /boards/<id>. */
+export function presentBoard(
+  board: Board,
+  links: AccessLinks,
+  view: { objects?: BoardObject[]; participants: ConnectedParticipant[]; includeParticipants: boolean },
+) {
+  return {
+    ...presentListItem(board, view.participants.length),
+    ...(board.lifecycle.status === 'archived' ? { archived_at: iso(board.lifecycle.archivedAt) } : {}),
+    config: board.config,
+    webhook_url: board.webhookUrl,
+    external_data: board.externalData,
+    ...(board.tutorial ?? {}),
+    access_links: links,
+    state: {
+      version: board.stateVersion,
+      ...(view.objects ? { objects: view.objects } : {}),
+    },
+    ...(view.includeParticipants ? { participants: view.participants } : {}),
+    objects_count: view.objects?.length ?? board.objectsCount,
+  };
+}

@@ -1,0 +1,161 @@
+/**
+ * JSON schemas of the Boards API, one per route, checked at the edge by ajv.
+ * Unknown fields are refused (400) so a typo such as `expires_in_hour` is not silently ignored.
+ */
+export const BOARD_STATUSES = ['active', 'archived', 'expired'] as const;
+export type BoardStatus = (typeof BOARD_STATUSES)[number];
+
+/** Longest lifetime a board can be given, in hours (10 years). */
+export const MAX_EXPIRES_IN_HOURS = 87_600;
+/** Most objects one create request may carry. */
+export const MAX_INITIAL_OBJECTS = 5_000;
+
+const httpUrl = { type: 'string', format: 'uri', pattern: '^https?://', maxLength: 2048 };
+const freeObject = { type: 'object' };
+
+const position = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['x', 'y'],
+  properties: { x: { type: 'number' }, y: { type: 'number' } },
+};
+
+const component = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['type'],
+  properties: {
+    type: { type: 'string', minLength: 1, maxLength: 255 },
+    url: { type: 'string', maxLength: 2048 },
+    version: { type: 'string', maxLength: 64 },
+    props: freeObject,
+  },
+};
+
+const config = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    max_participants: { type: 'integer', minimum: 1, maximum: 100_000 },
+    allow_anonymous: { type: 'boolean' },
+    components: { type: 'array', maxItems: 100, items: component },
+  },
+};
+
+const dataProvider = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['type', 'webhook_url'],
+  properties: {
+    type: { type: 'string', enum: ['webhook'] },
+    webhook_url: { type: 'string', minLength: 1, maxLength: 2048 },
+    method: { type: 'string', enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] },
+    headers: { type: 'object', additionalProperties: { type: 'string' } },
+    cache_ttl: { type: 'number', minimum: 0 },
+  },
+};
+
+/** An object as sent by a client: type, data and position are required. */
+export const objectInputSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['type', 'data', 'position'],
+  properties: {
+    type: { type: 'string', minLength: 1, maxLength: 100 },
+    data: freeObject,
+    position,
+    width: { type: 'number', minimum: 0 },
+    height: { type: 'number', minimum: 0 },
+  },
+};
+
+const title = { type: 'string', minLength: 1, maxLength: 255, pattern: '\\S' };
+const expiresInHours = { type: 'number', exclusiveMinimum: 0, maximum: MAX_EXPIRES_IN_HOURS };
+
+export const createBoardSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['title'],
+  properties: {
+    title,
+    external_id: { type: 'string', maxLength: 255 },
+    owner_external_id: { type: 'string', maxLength: 255 },
+    expires_in_hours: expiresInHours,
+    config,
+    initial_objects: { type: 'array', maxItems: MAX_INITIAL_OBJECTS, items: objectInputSchema },
+    webhook_url: httpUrl,
+    external_data: freeObject,
+    is_sandbox: { type: 'boolean' },
+    mock_external_data: freeObject,
+    data_provider: dataProvider,
+  },
+};
+
+export const updateBoardSchema = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: {
+    title,
+    expires_in_hours: expiresInHours,
+    webhook_url: { anyOf: [httpUrl, { type: 'null' }] },
+    config,
+  },
+};
+
+export const listBoardsQuerySchema = {
+  type: 'object',
+  additionalProperties: true,
+  properties: { status: { type: 'string', enum: [...BOARD_STATUSES] } },
+};
+
+export const byOwnerQuerySchema = {
+  type: 'object',
+  additionalProperties: true,
+  required: ['externalId'],
+  properties: { externalId: { type: 'string', minLength: 1, maxLength: 255 } },
+};
+
+export const getBoardQuerySchema = {
+  type: 'object',
+  additionalProperties: true,
+  properties: {
+    includeObjects: { type: 'boolean', default: true },
+    includeParticipants: { type: 'boolean', default: false },
+  },
+};
+
+export interface ObjectInput {
+  type: string;
+  data: Record<string, unknown>;
+  position: { x: number; y: number };
+  width?: number;
+  height?: number;
+}
+
+export interface BoardConfigInput {
+  max_participants?: number;
+  allow_anonymous?: boolean;
+  components?: Array<{ type: string; url?: string; version?: string; props?: Record<string, unknown> }>;
+}
+
+export interface CreateBoardInput {
+  title: string;
+  external_id?: string;
+  owner_external_id?: string;
+  expires_in_hours?: number;
+  config?: BoardConfigInput;
+  initial_objects?: ObjectInput[];
+  webhook_url?: string;
+  external_data?: Record<string, unknown>;
+  is_sandbox?: boolean;
+  mock_external_data?: Record<string, unknown>;
+  data_provider?: Record<string, unknown>;
+}
+
+export interface UpdateBoardInput {
+  title?: string;
+  expires_in_hours?: number;
+  webhook_url?: string | null;
+  config?: BoardConfigInput;
+}

@@ -1,0 +1,53 @@
+/** The operator contract (DESIGN.md section 2): every environment variable the service reads. */
+export interface AppConfig {
+  /** @default 3000 */
+  port: number;
+  /** @default '0.0.0.0' */
+  host: string;
+  /** `file:` = embedded SQLite, `postgresql://` = PostgreSQL. @default 'file:./data/whiteboard.db' */
+  databaseUrl: string;
+  /** Enables multi-instance mode when set. */
+  redisUrl?: string;
+  /** Base of access links and component files. @default `http://localhost:${port}` */
+  appUrl: string;
+  /** Ensures an organization with this API key exists at start. */
+  bootstrapApiKey?: string;
+  /** @default 'professional' */
+  bootstrapPlan: string;
+  /** Enables the admin API; without it the admin API answers 404. */
+  adminToken?: string;
+  nodeEnv: string;
+  /** @default 'info' ('silent' under test) */
+  logLevel: string;
+  /** How often expired boards are swept, independent of reads. @default 30000 */
+  expirySweepIntervalMs: number;
+}
+
+function integer(value: string | undefined, fallback: number, name: string): number {
+  if (value === undefined || value === '') return fallback;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 0) throw new Error(`${name} must be a non-negative integer, got "${value}"`);
+  return parsed;
+}
+
+/** Reads the configuration from the environment, failing fast on nonsense. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const port = integer(env.PORT, 3000, 'PORT');
+  const databaseUrl = env.DATABASE_URL || 'file:./data/whiteboard.db';
+  if (!/^(file:|postgres(ql)?:\/\/)/.test(databaseUrl)) {
+    throw new Error('DATABASE_URL must start with file: (SQLite) or postgresql:// (PostgreSQL)');
+  }
+  return {
+    port,
+    host: env.HOST || '0.0.0.0',
+    databaseUrl,
+    redisUrl: env.REDIS_URL || undefined,
+    appUrl: (env.APP_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
+    bootstrapApiKey: env.BOOTSTRAP_API_KEY || undefined,
+    bootstrapPlan: env.BOOTSTRAP_PLAN || 'professional',
+    adminToken: env.ADMIN_TOKEN || undefined,
+    nodeEnv: env.NODE_ENV || 'development',
+    logLevel: env.LOG_LEVEL || (env.NODE_ENV === 'test' ? 'silent' : 'info'),
+    expirySweepIntervalMs: integer(env.EXPIRY_SWEEP_INTERVAL_MS, 30_000, 'EXPIRY_SWEEP_INTERVAL_MS'),
+  };
+}

@@ -1,0 +1,54 @@
+/**
+ * The one catalogue of expected failures. Domain code throws these; each edge renders
+ * them in exactly one place (http/errorBody.ts for HTTP, realtime/closeEvents.ts for sockets).
+ * Anything that is not an AppError is an internal error and is never shown to a client.
+ */
+export const ERROR_KINDS = {
+  bad_request: { statusCode: 400, error: 'Bad Request' },
+  unauthorized: { statusCode: 401, error: 'Unauthorized' },
+  payment_required: { statusCode: 402, error: 'Payment Required' },
+  forbidden: { statusCode: 403, error: 'Forbidden' },
+  not_found: { statusCode: 404, error: 'Not Found' },
+  conflict: { statusCode: 409, error: 'Conflict' },
+  gone: { statusCode: 410, error: 'Gone' },
+  payload_too_large: { statusCode: 413, error: 'Payload Too Large' },
+  unprocessable: { statusCode: 422, error: 'Unprocessable Entity' },
+  too_many_requests: { statusCode: 429, error: 'Too Many Requests' },
+  internal: { statusCode: 500, error: 'Internal Server Error' },
+  unavailable: { statusCode: 503, error: 'Service Unavailable' },
+} as const;
+
+export type ErrorKind = keyof typeof ERROR_KINDS;
+
+/** One field-level problem, as listed in the error body's `details[]`. */
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+/** An expected failure with a client-safe message. */
+export class AppError extends Error {
+  constructor(
+    readonly kind: ErrorKind,
+    readonly publicMessage: string | string[],
+    readonly details?: FieldError[],
+    /** Extra top-level body fields some errors carry (402 `quotaType`, 429 `retryAfter`). */
+    readonly extra?: Record<string, unknown>,
+  ) {
+    super(Array.isArray(publicMessage) ? publicMessage.join('; ') : publicMessage);
+    this.name = 'AppError';
+  }
+}
+
+/** Factories for the catalogue, so call sites read as sentences. */
+export const errors = {
+  badRequest: (message: string | string[], details?: FieldError[]) => new AppError('bad_request', message, details),
+  unauthorized: (message = 'Missing or invalid credentials') => new AppError('unauthorized', message),
+  forbidden: (message = 'You do not have access to this resource') => new AppError('forbidden', message),
+  notFound: (resource: string) => new AppError('not_found', `${resource} not found`),
+  conflict: (message: string) => new AppError('conflict', message),
+  gone: (message: string) => new AppError('gone', message),
+  payloadTooLarge: (message = 'Request body is too large') => new AppError('payload_too_large', message),
+  unprocessable: (message: string | string[], details?: FieldError[]) => new AppError('unprocessable', message, details),
+  unavailable: (message: string) => new AppError('unavailable', message),
+};

@@ -1,0 +1,66 @@
+/**
+ * Every event the service raises, with its payload. Webhooks, agents and sockets
+ * subscribe to these through the one in-process bus (events/bus.ts).
+ * Field names follow the webhook `data` object of the spec.
+ */
+interface BoardScoped {
+  board_id: string;
+  organization_id: string;
+}
+
+interface BoardSummary extends BoardScoped {
+  title: string;
+  external_id: string | null;
+}
+
+export interface BoardCreatedPayload extends BoardSummary {
+  host_link: string;
+  guest_link: string;
+  created_at: string;
+}
+
+export interface BoardArchivedPayload extends BoardSummary {
+  archived_at: string;
+}
+
+export interface BoardUnarchivedPayload extends BoardSummary {
+  restored_at: string;
+}
+
+export interface BoardEndedPayload extends BoardSummary {
+  session_ended_at: string;
+}
+
+export interface BoardDeletedPayload extends BoardSummary {
+  deleted_at: string;
+}
+
+export interface BoardExpiredPayload extends BoardSummary {
+  expires_at: string;
+  expired_at: string;
+}
+
+export interface ObjectCreatedPayload extends BoardScoped {
+  object_id: string;
+  object_type: string;
+  object_data: Record<string, unknown>;
+  version: number;
+  created_by: string | null;
+}
+
+export interface EventPayloadByName {
+  'board.created': BoardCreatedPayload;
+  'board.archived': BoardArchivedPayload;
+  'board.unarchived': BoardUnarchivedPayload;
+  'board.ended': BoardEndedPayload;
+  'board.deleted': BoardDeletedPayload;
+  'board.expired': BoardExpiredPayload;
+  'object.created': ObjectCreatedPayload;
+}
+
+export type EventName = keyof EventPayloadByName;
+
+/** An event as delivered to subscribers: its name, payload and the time it happened. */
+export type BusEvent = {
+  [N in EventName]: { name: N; payload: EventPayloadByName[N]; occurredAt: Date };
+}[EventName];

@@ -1,0 +1,63 @@
+import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
+import { AppError, ERROR_KINDS, errors } from '../errors.js';
+import type { Logger } from '../logger.js';
+
+/** The spec's error body. */
+export interface ErrorBody {
+  statusCode: number;
+  message: string | string[];
+  error: string;
+  details?: Array<{ field: string; message: string }>;
+  timestamp: string;
+  path: string;
+  [extra: string]: unknown;
+}
+
+/** Renders an AppError as the spec's error body. */
+export function errorBody(error: AppError, req: Request, now: Date): ErrorBody {
+  const { statusCode, error: name } = ERROR_KINDS[error.kind];
+  return {
+    ...error.extra,
+    statusCode,
+    message: error.publicMessage,
+    error: name,
+    ...(error.details ? { details: error.details } : {}),
+    timestamp: now.toISOString(),
+    path: req.originalUrl.split('?')[0] ?? req.originalUrl,
+  };
+}
+
+/** Body-parser failures arrive as plain errors with a `type`; they are client errors. */
+function fromBodyParser(error: { type?: string }): AppError | null {
+  switch (error.type) {
+    case 'entity.parse.failed':
+      return errors.badRequest('Malformed JSON in request body');
+    case 'entity.too.large':
+      return errors.payloadTooLarge('Request body exceeds the 10 MB limit');
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return errors.badRequest('Unsupported request body encoding');
+    default:
+      return null;
+  }
+}
+
+/**
+ * The only place an error becomes an HTTP response. Anything unexpected is logged with
+ * its stack and answered with a generic 500: no internal message reaches a client.
+ */
+export function errorHandler(logger: Logger, now: () => Date): ErrorRequestHandler {
+  return (error, req, res, _next) => {
+    const known = error instanceof AppError ? error : fromBodyParser(error);
+    const appError = known ?? new AppError('internal', 'An unexpected error occurred');
+    if (!known) logger.error({ err: error, request_id: res.locals.requestId }, 'unhandled error');
+    const body = errorBody(appError, req, now());
+    if (res.headersSent) return;
+    res.status(body.statusCode).json(body);
+  };
+}
+
+/** Unknown routes answer 404 in the same body. */
+export const notFoundHandler: RequestHandler = (req, _res, next) => {
+  next(errors.notFound(`Route ${req.method} ${req.path}`));
+};

@@ -1,0 +1,43 @@
+import express, { Router, type Express } from 'express';
+import type { Logger } from '../logger.js';
+import { errorHandler, notFoundHandler } from './errorBody.js';
+import { requestContext } from './requestContext.js';
+
+/** Largest JSON body the API accepts (SPEC Limits: 10 MB). */
+export const JSON_BODY_LIMIT = '10mb';
+
+export interface HttpAppParts {
+  logger: Logger;
+  now: () => Date;
+  /** Mounted at /api/v1. */
+  api: Router;
+  /** `GET /health`; `GET /ready` also checks the database. */
+  checkDatabase: () => Promise<void>;
+}
+
+/** The Express app: request ids and logs, JSON parsing, the API, and the one error renderer. */
+export function createHttpApp({ logger, now, api, checkDatabase }: HttpAppParts): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', 'simple');
+  app.use(requestContext(logger));
+  app.use(express.json({ limit: JSON_BODY_LIMIT, type: ['application/json', 'application/*+json'] }));
+
+  app.get('/health', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/ready', async (_req, res) => {
+    try {
+      await checkDatabase();
+      res.json({ status: 'ok', database: 'ok' });
+    } catch (error) {
+      logger.error({ err: error }, 'readiness check failed');
+      res.status(503).json({ status: 'unavailable', database: 'unreachable' });
+    }
+  });
+
+  app.use('/api/v1', api);
+  app.use(notFoundHandler);
+  app.use(errorHandler(logger, now));
+  return app;
+}

@@ -1,0 +1,100 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../clock.js';
+import { errors } from '../errors.js';
+import type { Db } from '../store/database.js';
+import { apiKeyPrefix, generateApiKey, hashApiKey, hashPassword } from './credentials.js';
+import type { Plan } from './plans.js';
+
+/** An organization as the rest of the service sees it. */
+export interface Organization {
+  id: string;
+  name: string;
+  plan: Plan;
+}
+
+export interface OrganizationServiceDependencies {
+  db: Db;
+  clock: Clock;
+}
+
+/** Organizations, their API keys and their users. */
+export class OrganizationService {
+  constructor(private readonly deps: OrganizationServiceDependencies) {}
+
+  /** Creates an organization with a new API key; the plain key is returned only here. */
+  async create(input: { name: string; plan: Plan; apiKey?: string }): Promise<{ organization: Organization; apiKey: string }> {
+    const { db, clock } = this.deps;
+    const apiKey = input.apiKey ?? generateApiKey();
+    const now = clock.now();
+    const id = randomUUID();
+    await db.organization.create({
+      data: {
+        id,
+        name: input.name,
+        plan: input.plan,
+        createdAt: now,
+        apiKeys: { create: { id: randomUUID(), keyHash: hashApiKey(apiKey), prefix: apiKeyPrefix(apiKey), createdAt: now } },
+      },
+    });
+    return { organization: { id, name: input.name, plan: input.plan }, apiKey };
+  }
+
+  /** The organization an API key belongs to, or null for an unknown key. */
+  async authenticate(apiKey: string): Promise<Organization | null> {
+    const row = await this.deps.db.apiKey.findUnique({
+      where: { keyHash: hashApiKey(apiKey) },
+      include: { organization: true },
+    });
+    if (!row) return null;
+    const { id, name, plan } = row.organization;
+    return { id, name, plan: plan as Plan };
+  }
+
+  async changePlan(id: string, plan: Plan): Promise<Organization> {
+    const updated = await this.deps.db.organization.updateMany({ where: { id }, data: { plan } });
+    if (updated.count === 0) throw errors.notFound('Organization');
+    const row = await this.deps.db.organization.findUniqueOrThrow({ where: { id } });
+    return { id: row.id, name: row.name, plan: row.plan as Plan };
+  }
+
+  /**
+   * Makes sure the operator's bootstrap key works: an organization with this key exists
+   * (created if needed) on the given plan. Returns whether it had to be created.
+   */
+  async ensureBootstrapKey(apiKey: string, plan: Plan): Promise<{ created: boolean }> {
+    const existing = await this.authenticate(apiKey);
+    if (existing) {
+      if (existing.plan !== plan) await this.changePlan(existing.id, plan);
+      return { created: false };
+    }
+    await this.create({ name: 'Bootstrap organization', plan, apiKey });
+    return { created: true };
+  }
+
+  /** Creates a development organization when the database has none; returns its key if it did. */
+  async ensureDevelopmentOrganization(plan: Plan): Promise<string | null> {
+    if ((await this.deps.db.organization.count()) > 0) return null;
+    const { apiKey } = await this.create({ name: 'Development organization', plan });
+    return apiKey;
+  }
+
+  /** Creates a user of an organization; emails are unique across the service. */
+  async createUser(input: { email: string; password: string; organizationId: string; name?: string }) {
+    const { db, clock } = this.deps;
+    const organization = await db.organization.findUnique({ where: { id: input.organizationId } });
+    if (!organization) throw errors.notFound('Organization');
+    const email = input.email.trim().toLowerCase();
+    if (await db.user.findUnique({ where: { email } })) throw errors.conflict('A user with this email already exists');
+    const user = await db.user.create({
+      data: {
+        id: randomUUID(),
+        organizationId: organization.id,
+        email,
+        name: input.name ?? null,
+        passwordHash: await hashPassword(input.password),
+        createdAt: clock.now(),
+      },
+    });
+    return { id: user.id, email: user.email, organizationId: user.organizationId };
+  }
+}

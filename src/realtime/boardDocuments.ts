@@ -1,0 +1,106 @@
+import type { Hocuspocus } from '@hocuspocus/server';
+import * as Y from 'yjs';
+import { errors } from '../errors.js';
+import type { DocumentStore } from '../store/documentStore.js';
+import type { DocumentContext } from './documentContext.js';
+import type { ObjectEventsExtension } from './objectEventsExtension.js';
+import type { PersistenceExtension } from './persistenceExtension.js';
+import type { UpdateJournal } from './updateJournal.js';
+
+/** How long a REST write waits for its update to be committed before answering 503. */
+const DURABILITY_TIMEOUT_MS = 10_000;
+
+/** A participant connected to a board right now. */
+export interface ConnectedParticipant {
+  user_id: string;
+  role: 'host' | 'guest';
+  joined_at: string;
+  color: string;
+}
+
+/**
+ * The one door from the domain into live board documents. REST reads and writes go
+ * through the same in-memory documents that sockets edit, so both always agree.
+ */
+export class BoardDocuments {
+  constructor(
+    private readonly hocuspocus: Hocuspocus,
+    private readonly store: DocumentStore,
+    private readonly journal: UpdateJournal,
+    private readonly persistence: PersistenceExtension,
+    private readonly objectEvents: ObjectEventsExtension,
+  ) {}
+
+  /**
+   * Applies `change` to the live document in one transaction and resolves once the
+   * change is durable and its events are published.
+   */
+  async write(name: string, context: DocumentContext, change: (doc: Y.Doc) => void): Promise<void> {
+    const connection = await this.hocuspocus.openDirectConnection(name, context);
+    try {
+      await connection.transact((doc) => change(doc));
+      await withTimeout(this.journal.whenDurable(name), DURABILITY_TIMEOUT_MS);
+      await this.objectEvents.settled(name);
+    } finally {
+      // Keep the document warm for the next request; the debounced store compacts and unloads it.
+      await connection.disconnect({ unloadImmediately: false });
+    }
+  }
+
+  /**
+   * Returns the current state of a document: the live one if it is loaded (it holds
+   * edits not yet compacted), otherwise the durable state.
+   */
+  async read(name: string): Promise<Y.Doc> {
+    const live = this.hocuspocus.documents.get(name);
+    const doc = new Y.Doc();
+    if (live && !live.isLoading) {
+      Y.applyUpdate(doc, Y.encodeStateAsUpdate(live));
+      return doc;
+    }
+    const { state } = await this.store.load(name);
+    if (state) Y.applyUpdate(doc, state);
+    return doc;
+  }
+
+  /** Participants connected to a board now. */
+  participants(boardId: string): ConnectedParticipant[] {
+    const document = this.hocuspocus.documents.get(boardId);
+    if (!document) return [];
+    const seen = new Map<string, ConnectedParticipant>();
+    for (const connection of document.getConnections()) {
+      const participant = connection.context?.participant as ConnectedParticipant | undefined;
+      if (participant && !seen.has(participant.user_id)) seen.set(participant.user_id, participant);
+    }
+    return [...seen.values()];
+  }
+
+  /** Closes every socket connection to a board's documents (its zone documents included). */
+  disconnectAll(boardId: string): void {
+    for (const name of this.hocuspocus.documents.keys()) {
+      if (name === boardId || name.startsWith(`${boardId}/`)) this.hocuspocus.closeConnections(name);
+    }
+  }
+
+  /** Disconnects everyone, stops persisting, and deletes every stored document of a board. */
+  async destroy(boardId: string): Promise<void> {
+    const names = [...this.hocuspocus.documents.keys()].filter((n) => n === boardId || n.startsWith(`${boardId}/`));
+    for (const name of [boardId, ...names]) this.persistence.markDeleting(name);
+    this.disconnectAll(boardId);
+    // A commit already in flight may still write rows for this board: let it land first.
+    await this.journal.idle();
+    await this.store.deleteBoardDocuments(boardId);
+  }
+}
+
+async function withTimeout(promise: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(errors.unavailable('The change was applied but could not be saved yet; retry later')), ms);
+  });
+  try {
+    await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,75 @@
+import { Database } from '@hocuspocus/extension-database';
+import { isTransactionOrigin, type Extension, type afterLoadDocumentPayload } from '@hocuspocus/server';
+import { objectsOf } from '../boards/boardObjects.js';
+import type { Logger } from '../logger.js';
+import type { DocumentStore } from '../store/documentStore.js';
+import { isBoardDocument } from './documentContext.js';
+import type { UpdateJournal } from './updateJournal.js';
+
+/**
+ * Persistence in two layers:
+ * - every update is appended to the update log the moment it is applied (UpdateJournal),
+ *   so an acknowledged update survives `kill -9`;
+ * - Hocuspocus' debounced `onStoreDocument` (through @hocuspocus/extension-database)
+ *   writes a compacted snapshot and drops the log rows it covers.
+ * A document that fails to load throws, so Hocuspocus refuses its connections instead of
+ * serving (and later storing) an empty document.
+ */
+export class PersistenceExtension implements Extension {
+  extensionName = 'persistence';
+  /** Runs before extensions that read the loaded document. */
+  priority = 200;
+  private readonly database: Database;
+  /** Documents being deleted: nothing more is written for them. */
+  private readonly deleting = new Set<string>();
+
+  constructor(
+    private readonly store: DocumentStore,
+    private readonly journal: UpdateJournal,
+    private readonly logger: Logger,
+  ) {
+    this.database = new Database({
+      fetch: async ({ documentName }) => {
+        const { state, lastSeq } = await this.store.load(documentName);
+        this.journal.noteLoaded(documentName, lastSeq);
+        return state;
+      },
+      store: async ({ documentName, state }) => {
+        if (this.deleting.has(documentName)) return;
+        // Read the watermark now: `state` was encoded in this same tick, so it holds every committed row.
+        const uptoSeq = this.journal.lastCommittedSeq(documentName);
+        await this.store.saveSnapshot(documentName, state, uptoSeq);
+      },
+    });
+  }
+
+  onLoadDocument: Extension['onLoadDocument'] = (payload) => this.database.onLoadDocument(payload);
+
+  onStoreDocument: Extension['onStoreDocument'] = (payload) => this.database.onStoreDocument(payload);
+
+  async afterLoadDocument({ document, documentName }: afterLoadDocumentPayload): Promise<void> {
+    // A plain 'update' listener runs synchronously at the end of each transaction, so the
+    // update is in the journal before the code that made it can ask whether it is durable.
+    document.on('update', (update: Uint8Array, origin: unknown) => {
+      if (this.deleting.has(documentName)) return;
+      // Another instance received it and persists it (multi-instance mode).
+      if (isTransactionOrigin(origin) && origin.source === 'redis') return;
+      const board = isBoardDocument(documentName)
+        ? { id: documentName, objectsCount: objectsOf(document).size }
+        : undefined;
+      this.journal.record(documentName, update, board);
+    });
+  }
+
+  /** Stops all writes for a document that is being deleted. */
+  markDeleting(documentName: string): void {
+    this.deleting.add(documentName);
+    this.journal.forget(documentName);
+  }
+
+  /** Lets a name be used again once its deletion has finished and the document is unloaded. */
+  async afterUnloadDocument({ documentName }: { documentName: string }): Promise<void> {
+    this.deleting.delete(documentName);
+    this.logger.debug({ document: documentName }, 'document unloaded');
+  }
+}

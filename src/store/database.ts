@@ -1,0 +1,52 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type { PrismaClient } from '../../generated/sqlite/index.js';
+
+export type { PrismaClient };
+/** A Prisma client or the transaction client handed to `$transaction(async (tx) => …)`. */
+export type Db = Omit<PrismaClient, '$connect' | '$disconnect' | '$on' | '$transaction' | '$extends' | '$use'>;
+
+export type DatabaseFlavour = 'sqlite' | 'postgres';
+
+/** The service's database: one Prisma client and which database is behind it. */
+export interface Database {
+  prisma: PrismaClient;
+  flavour: DatabaseFlavour;
+  close(): Promise<void>;
+}
+
+/** Path of the SQLite file a `file:` URL points at, relative paths taken from the working directory. */
+export function sqliteFilePath(url: string): string {
+  return resolve(url.slice('file:'.length).split('?')[0] ?? '');
+}
+
+/**
+ * Opens the database named by `url`. Both flavours are generated from one model
+ * (prisma/schema.prisma); their clients differ only in the SQL they compile to, so
+ * the PostgreSQL client is used through the SQLite client's type.
+ */
+export async function openDatabase(url: string): Promise<Database> {
+  if (url.startsWith('file:')) {
+    const file = sqliteFilePath(url);
+    mkdirSync(dirname(file), { recursive: true });
+    const [{ PrismaBetterSQLite3 }, generated] = await Promise.all([
+      import('@prisma/adapter-better-sqlite3'),
+      import('../../generated/sqlite/index.js'),
+    ]);
+    const prisma = new generated.PrismaClient({ adapter: new PrismaBetterSQLite3({ url: `file:${file}` }) });
+    // WAL lets readers run beside the writer; NORMAL sync in WAL mode survives a killed
+    // process (the OS holds the written pages), and busy_timeout lets a second process wait.
+    await prisma.$queryRawUnsafe('PRAGMA journal_mode = WAL');
+    await prisma.$queryRawUnsafe('PRAGMA synchronous = NORMAL');
+    await prisma.$queryRawUnsafe('PRAGMA foreign_keys = ON');
+    await prisma.$queryRawUnsafe('PRAGMA busy_timeout = 5000');
+    return { prisma, flavour: 'sqlite', close: () => prisma.$disconnect() };
+  }
+  const [{ PrismaPg }, generated] = await Promise.all([
+    import('@prisma/adapter-pg'),
+    import('../../generated/postgres/index.js'),
+  ]);
+  const prisma = new generated.PrismaClient({ adapter: new PrismaPg({ connectionString: url }) }) as unknown as PrismaClient;
+  await prisma.$queryRawUnsafe('SELECT 1');
+  return { prisma, flavour: 'postgres', close: () => prisma.$disconnect() };
+}

@@ -1,0 +1,89 @@
+import * as Y from 'yjs';
+import type { Database } from './database.js';
+
+/** Updates of one document to append in one group commit. */
+export interface DocumentAppend {
+  name: string;
+  updates: Uint8Array[];
+  /** Set for a board's main document: its row's counters move in the same transaction. */
+  board?: { id: string; objectsCount: number };
+}
+
+/** What one committed append left behind for a document. */
+export interface AppendResult {
+  lastSeq: number;
+  /** The board's `state.version` after the commit (board documents only). */
+  stateVersion?: number;
+}
+
+/**
+ * Durable Yjs state: an append-only update log plus compacted snapshots.
+ * An update is durable once `append` resolved; a snapshot replaces the log rows it covers.
+ */
+export class DocumentStore {
+  constructor(private readonly database: Database) {}
+
+  /** The merged state of a document (snapshot plus log tail), or null if it has none. */
+  async load(name: string): Promise<{ state: Uint8Array | null; lastSeq: number }> {
+    const { prisma } = this.database;
+    const [snapshot, tail] = await Promise.all([
+      prisma.documentSnapshot.findUnique({ where: { name } }),
+      prisma.documentUpdate.findMany({ where: { name }, orderBy: { seq: 'asc' } }),
+    ]);
+    const parts = [
+      ...(snapshot ? [new Uint8Array(snapshot.state)] : []),
+      ...tail.map((row) => new Uint8Array(row.update)),
+    ];
+    const lastSeq = Math.max(snapshot?.uptoSeq ?? 0, tail.at(-1)?.seq ?? 0);
+    if (parts.length === 0) return { state: null, lastSeq };
+    return { state: parts.length === 1 ? parts[0]! : Y.mergeUpdates(parts), lastSeq };
+  }
+
+  /** Appends the updates of several documents in one transaction (a group commit). */
+  async append(batch: DocumentAppend[]): Promise<Map<string, AppendResult>> {
+    return this.database.prisma.$transaction(async (tx) => {
+      const results = new Map<string, AppendResult>();
+      const createdAt = new Date();
+      for (const entry of batch) {
+        const rows = await tx.documentUpdate.createManyAndReturn({
+          data: entry.updates.map((update) => ({ name: entry.name, update: Buffer.from(update), createdAt })),
+          select: { seq: true },
+        });
+        const result: AppendResult = { lastSeq: Math.max(...rows.map((row) => row.seq)) };
+        if (entry.board) {
+          // updateMany, not update: a board deleted meanwhile must not abort the whole commit.
+          await tx.board.updateMany({
+            where: { id: entry.board.id },
+            data: { stateVersion: { increment: entry.updates.length }, objectsCount: entry.board.objectsCount },
+          });
+          const board = await tx.board.findUnique({ where: { id: entry.board.id }, select: { stateVersion: true } });
+          if (board) result.stateVersion = board.stateVersion;
+        }
+        results.set(entry.name, result);
+      }
+      return results;
+    });
+  }
+
+  /** Stores a compacted state covering every log row up to `uptoSeq`, and drops those rows. */
+  async saveSnapshot(name: string, state: Uint8Array, uptoSeq: number): Promise<void> {
+    const updatedAt = new Date();
+    await this.database.prisma.$transaction([
+      this.database.prisma.documentSnapshot.upsert({
+        where: { name },
+        create: { name, state: Buffer.from(state), uptoSeq, updatedAt },
+        update: { state: Buffer.from(state), uptoSeq, updatedAt },
+      }),
+      this.database.prisma.documentUpdate.deleteMany({ where: { name, seq: { lte: uptoSeq } } }),
+    ]);
+  }
+
+  /** Deletes a board's document and every zone document under it. */
+  async deleteBoardDocuments(boardId: string): Promise<void> {
+    const names = { OR: [{ name: boardId }, { name: { startsWith: `${boardId}/` } }] };
+    await this.database.prisma.$transaction([
+      this.database.prisma.documentSnapshot.deleteMany({ where: names }),
+      this.database.prisma.documentUpdate.deleteMany({ where: names }),
+    ]);
+  }
+}
