@@ -1,0 +1,119 @@
+import { startApp, type App } from '../../src/app.js';
+import type { Clock } from '../../src/clock.js';
+import { loadConfig } from '../../src/config.js';
+import type { BusEvent } from '../../src/events/types.js';
+import type { Plan } from '../../src/organizations/plans.js';
+import { createTestDatabase, type TestDatabase } from './testDatabase.js';
+
+/** An HTTP answer: status, headers and the parsed JSON body (or null). */
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+/** A real server on a random port, with its own database and an organization to call it as. */
+export interface TestServer {
+  app: App;
+  url: string;
+  database: TestDatabase;
+  apiKey: string;
+  organizationId: string;
+  /** Every event published on the bus since the server started. */
+  events: BusEvent[];
+  /** Calls the API as the test organization (override headers to call as someone else). */
+  api<T = any>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse<T>>;
+  /** Creates another organization and returns its API key. */
+  newOrganization(plan?: Plan): Promise<{ apiKey: string; organizationId: string }>;
+  /** Stops the server (the database is kept, so a new server can reopen it). */
+  stop(): Promise<void>;
+  /** Stops the server and drops its database. */
+  close(): Promise<void>;
+}
+
+export interface TestServerOptions {
+  clock?: Clock;
+  env?: Record<string, string>;
+  /** Reuse a database (restart tests); a new one is created otherwise. */
+  database?: TestDatabase;
+}
+
+/** Sends a request to a running server and parses the JSON answer. */
+export async function request<T = any>(
+  url: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<ApiResponse<T>> {
+  const init: RequestInit = { method, headers: { ...headers } };
+  if (body !== undefined) {
+    init.body = typeof body === 'string' ? body : JSON.stringify(body);
+    (init.headers as Record<string, string>)['content-type'] ??= 'application/json';
+  }
+  const response = await fetch(`${url}${path}`, init);
+  const text = await response.text();
+  let parsed: unknown = null;
+  if (text) {
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = text;
+    }
+  }
+  return { status: response.status, headers: response.headers, body: parsed as T };
+}
+
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const database = options.database ?? (await createTestDatabase());
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATABASE_URL: database.url,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    ...options.env,
+  });
+  const app = await startApp({ config, clock: options.clock });
+  const events: BusEvent[] = [];
+  app.bus.subscribe((event) => {
+    events.push(event);
+  });
+  const { organization, apiKey } = await app.organizations.create({ name: 'Test organization', plan: 'professional' });
+  const server: TestServer = {
+    app,
+    url: app.url,
+    database,
+    apiKey,
+    organizationId: organization.id,
+    events,
+    api: (method, path, body, headers) =>
+      request(app.url, method, `/api/v1${path}`, body, { 'x-api-key': apiKey, ...headers }),
+    async newOrganization(plan = 'professional') {
+      const created = await app.organizations.create({ name: 'Other organization', plan });
+      return { apiKey: created.apiKey, organizationId: created.organization.id };
+    },
+    stop: () => app.close(),
+    async close() {
+      await app.close();
+      if (!options.database) await database.drop();
+    },
+  };
+  return server;
+}
+
+/** Polls `check` until it returns a truthy value or the deadline passes (no fixed sleeps). */
+export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 5_000, intervalMs = 20): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value) return value;
+    } catch (error) {
+      lastError = error;
+    }
+    if (Date.now() > deadline) throw lastError ?? new Error('condition not met before the deadline');
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
