@@ -53,13 +53,19 @@ export async function startApp({ config, clock = systemClock, logger = createLog
   const realtime = createRealtime({ database, bus, logger });
   const organizations = new OrganizationService({ db, clock });
   const tokens = new AccessTokens(await serverSecret(db, 'board-token-key', clock.now()));
-  const boards = new BoardService({ db, clock, bus, documents: realtime.documents, tokens, appUrl: config.appUrl, logger });
-  const expirySweeper = new ExpirySweeper(boards, config.expirySweepIntervalMs, logger);
 
   let developmentApiKey: string | null = null;
   if (config.bootstrapApiKey) await organizations.ensureBootstrapKey(config.bootstrapApiKey, config.bootstrapPlan);
   else developmentApiKey = await organizations.ensureDevelopmentOrganization(config.bootstrapPlan);
 
+  // Listen first, so links built from the default APP_URL carry the real port (PORT=0 picks one).
+  const server = createServer();
+  await listen(server, config.port, config.host);
+  const port = (server.address() as AddressInfo).port;
+  const appUrl = config.appUrl ?? `http://localhost:${port}`;
+
+  const boards = new BoardService({ db, clock, bus, documents: realtime.documents, tokens, appUrl, logger });
+  const expirySweeper = new ExpirySweeper(boards, config.expirySweepIntervalMs, logger);
   const api = Router();
   api.use('/admin', adminRoutes(organizations, config.adminToken));
   api.use('/boards', requireApiKey(organizations), boardRoutes(boards, realtime.documents));
@@ -71,10 +77,7 @@ export async function startApp({ config, clock = systemClock, logger = createLog
       await db.$queryRawUnsafe('SELECT 1');
     },
   });
-
-  const server = createServer(app);
-  await listen(server, config.port, config.host);
-  const port = (server.address() as AddressInfo).port;
+  server.on('request', app);
   expirySweeper.start();
 
   let closing: Promise<void> | null = null;

@@ -8,8 +8,8 @@ export interface AppConfig {
   databaseUrl: string;
   /** Enables multi-instance mode when set. */
   redisUrl?: string;
-  /** Base of access links and component files. @default `http://localhost:${port}` */
-  appUrl: string;
+  /** Base of access links and component files. @default `http://localhost:<listening port>` */
+  appUrl?: string;
   /** Ensures an organization with this API key exists at start. */
   bootstrapApiKey?: string;
   /** @default 'professional' */
@@ -42,7 +42,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     host: env.HOST || '0.0.0.0',
     databaseUrl,
     redisUrl: env.REDIS_URL || undefined,
-    appUrl: (env.APP_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
+    appUrl: env.APP_URL ? env.APP_URL.replace(/\/+$/, '') : undefined,
     bootstrapApiKey: env.BOOTSTRAP_API_KEY || undefined,
     bootstrapPlan: env.BOOTSTRAP_PLAN || 'professional',
     adminToken: env.ADMIN_TOKEN || undefined,

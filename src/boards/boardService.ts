@@ -163,7 +163,9 @@ export class BoardService {
     const subject = eventSubject(board);
     if (archiving) await this.deps.bus.publish('board.archived', { ...subject, archived_at: at.toISOString() });
     else await this.deps.bus.publish('board.unarchived', { ...subject, restored_at: at.toISOString() });
-    return { board: await this.get(organization, id), at };
+    // Answer with the row as moved, not through `get`: a board restored past its expiry is
+    // restored (and reported so); it expires at the next sweep or read.
+    return { board: boardFromRow(await this.deps.db.board.findUniqueOrThrow({ where: { id: board.id } })), at };
   }
 
   /** Adds one object through the live document; resolves once it is durable. */

@@ -82,6 +82,8 @@ export class UpdateJournal {
   async close(): Promise<void> {
     while (this.pending.size > 0 || this.flushing) {
       if (this.retryTimer) {
+        // A commit failed before: wait out its backoff instead of hammering the database.
+        await new Promise((resolve) => setTimeout(resolve, this.retryDelayMs));
         clearTimeout(this.retryTimer);
         this.retryTimer = null;
       }

@@ -29,11 +29,7 @@ async function createBoard(server: TestServer, body: Record<string, unknown>) {
 
 /** Waits until the sweeper has raised `board.expired` for the board, without touching the board. */
 async function waitForExpiry(server: TestServer, boardId: string): Promise<BoardExpiredPayload> {
-  const [payload] = await eventually(() => {
-    const found = expiredEvents(server, boardId);
-    return found.length > 0 ? found : null;
-  });
-  return payload!;
+  return (await eventually(() => expiredEvents(server, boardId)[0]))!;
 }
 
 describe('board expiry with the background sweeper', () => {
@@ -238,6 +234,24 @@ describe('board expiry without the sweeper (EXPIRY_SWEEP_INTERVAL_MS 0)', () => 
     expectSpecError(await server.api('GET', `/boards/${board.board_uuid}/access-links`), 410, 'Gone');
     const expired = await server.api('GET', '/boards?status=expired');
     expect(expired.body.map((item: { board_uuid: string }) => item.board_uuid)).toContain(board.board_uuid);
+    expect(expiredEvents(server, board.board_uuid)).toHaveLength(1);
+  });
+
+  it('does not expire an archived board; restoring it after expires_at answers 200, and the next read answers 410', async () => {
+    const board = await createBoard(server, { title: 'Archived past expiry', expires_in_hours: 1 });
+    expect((await server.api('PATCH', `/boards/${board.board_uuid}/archive`)).body.status).toBe('archived');
+    clock.advance(2 * HOUR_MS);
+
+    const archived = await server.api('GET', `/boards/${board.board_uuid}`);
+    expect(archived.status).toBe(200);
+    expect(archived.body.status).toBe('archived');
+    expect(expiredEvents(server, board.board_uuid)).toHaveLength(0);
+
+    const restored = await server.api('PATCH', `/boards/${board.board_uuid}/archive`);
+    expect(restored.status).toBe(200);
+    expect(restored.body).toMatchObject({ board_uuid: board.board_uuid, status: 'active', restored_at: clock.now().toISOString() });
+
+    expectSpecError(await server.api('GET', `/boards/${board.board_uuid}`), 410, 'Gone');
     expect(expiredEvents(server, board.board_uuid)).toHaveLength(1);
   });
 

@@ -24,8 +24,10 @@ const getBoard = (id: string) => server.api('GET', `/boards/${id}`);
 const tokenOf = (link: string) => new URL(link).searchParams.get('token');
 const listIds = async (path: string) => ((await server.api('GET', path)).body as Array<{ board_uuid: string }>).map((b) => b.board_uuid);
 
-function eventFor<N extends EventName>(name: N, boardId: string) {
-  return eventually(() => server.events.find((e): e is Extract<BusEvent, { name: N }> => e.name === name && e.payload.board_id === boardId));
+async function eventFor<N extends EventName>(name: N, boardId: string): Promise<Extract<BusEvent, { name: N }>> {
+  const matches = (e: BusEvent): e is Extract<BusEvent, { name: N }> => e.name === name && e.payload.board_id === boardId;
+  // `eventually` only resolves with a truthy value, so the event is there.
+  return (await eventually(() => server.events.find(matches)))!;
 }
 
 function expectErrorBody(response: ApiResponse, statusCode: number, error: string) {

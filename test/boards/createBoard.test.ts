@@ -30,8 +30,15 @@ function expectValidationError(res: ApiResponse, field: string) {
 
 describe('POST /boards', () => {
   let server: TestServer;
-  const eventsOf = (name: string, boardId: string) =>
-    server.events.filter((e) => e.name === name && e.payload.board_id === boardId).map((e) => e.payload as any);
+  const eventsOf = (name: string, boardId: string): any[] =>
+    server.events.filter((e) => e.name === name && e.payload.board_id === boardId).map((e) => e.payload);
+  /** Polls until at least `count` events `name` of a board were published. */
+  const waitForEvents = (name: string, boardId: string, count: number) =>
+    eventually(() => {
+      const found = eventsOf(name, boardId);
+      if (found.length < count) throw new Error(`expected ${count} ${name} events, saw ${found.length}`);
+      return found;
+    });
 
   beforeAll(async () => {
     server = await startTestServer({ env: { APP_URL } });
@@ -152,10 +159,7 @@ describe('POST /boards', () => {
 
   it('publishes board.created with the board summary and both links', async () => {
     const res = await server.api('POST', '/boards', { title: 'Evented', external_id: 'ev-1' });
-    const [payload] = await eventually(() => {
-      const found = eventsOf('board.created', res.body.board_uuid);
-      return found.length > 0 && found;
-    });
+    const [payload] = await waitForEvents('board.created', res.body.board_uuid, 1);
     expect(payload).toEqual({
       board_id: res.body.board_uuid,
       organization_id: server.organizationId,
@@ -175,10 +179,7 @@ describe('POST /boards', () => {
     ];
     const res = await server.api('POST', '/boards', { title: 'Object events', initial_objects: initial });
     const board = await server.api('GET', `/boards/${res.body.board_uuid}`);
-    const events = await eventually(() => {
-      const found = eventsOf('object.created', res.body.board_uuid);
-      return found.length >= 2 && found;
-    });
+    const events = await waitForEvents('object.created', res.body.board_uuid, 2);
     expect(events).toHaveLength(2);
     for (const object of board.body.state.objects as any[]) {
       const event = events.find((e) => e.object_id === object.id);
