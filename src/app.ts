@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Router } from 'express';
 import { AccessTokens } from './boards/accessTokens.js';
+import { BoardAccess } from './boards/boardAccess.js';
 import { boardRoutes } from './boards/boardRoutes.js';
 import { BoardService } from './boards/boardService.js';
 import { ExpirySweeper } from './boards/expirySweeper.js';
@@ -16,6 +17,7 @@ import { OrganizationService } from './organizations/organizationService.js';
 import { isPlan } from './organizations/plans.js';
 import { createRealtime } from './realtime/realtime.js';
 import { openDatabase } from './store/database.js';
+import type { DocumentStore } from './store/documentStore.js';
 import { migrate } from './store/migrator.js';
 import { serverSecret } from './store/secrets.js';
 
@@ -23,6 +25,8 @@ export interface AppOptions {
   config: AppConfig;
   clock?: Clock;
   logger?: Logger;
+  /** Wraps the Yjs document store; tests use it to inject storage failures. */
+  decorateStore?: (store: DocumentStore) => DocumentStore;
 }
 
 /** A running service. */
@@ -42,7 +46,8 @@ export interface App {
  * The composition root: opens the database, applies migrations, wires every domain to
  * its routes and to the realtime engine, and listens on one port for HTTP and WebSocket.
  */
-export async function startApp({ config, clock = systemClock, logger = createLogger(config.logLevel) }: AppOptions): Promise<App> {
+export async function startApp(options: AppOptions): Promise<App> {
+  const { config, clock = systemClock, logger = createLogger(config.logLevel) } = options;
   if (!isPlan(config.bootstrapPlan)) throw new Error(`BOOTSTRAP_PLAN must be a plan name, got "${config.bootstrapPlan}"`);
   const database = await openDatabase(config.databaseUrl);
   const applied = await migrate(database);
@@ -50,9 +55,11 @@ export async function startApp({ config, clock = systemClock, logger = createLog
 
   const db = database.prisma;
   const bus = new EventBus(clock, logger);
-  const realtime = createRealtime({ database, bus, logger });
   const organizations = new OrganizationService({ db, clock });
   const tokens = new AccessTokens(await serverSecret(db, 'board-token-key', clock.now()));
+  const access = new BoardAccess({ db, clock, tokens });
+  await access.backfillLookupHashes();
+  const realtime = createRealtime({ database, access, bus, clock, logger, decorateStore: options.decorateStore });
 
   let developmentApiKey: string | null = null;
   if (config.bootstrapApiKey) await organizations.ensureBootstrapKey(config.bootstrapApiKey, config.bootstrapPlan);
@@ -78,15 +85,17 @@ export async function startApp({ config, clock = systemClock, logger = createLog
     },
   });
   server.on('request', app);
+  realtime.listen(server);
   expirySweeper.start();
 
   let closing: Promise<void> | null = null;
   async function close(): Promise<void> {
     closing ??= (async () => {
       await expirySweeper.stop();
+      // Sockets first (clients are told 1012 and reconnect elsewhere), then HTTP, then storage.
+      await realtime.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await realtime.close();
       await database.close();
     })();
     return closing;

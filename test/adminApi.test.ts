@@ -1,18 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from './helpers/testDatabase.js';
-import { request, startTestServer, type ApiResponse, type TestServer } from './helpers/testServer.js';
+import { expectErrorBody } from './helpers/assertions.js';
+import { request, startTestServer, type TestServer } from './helpers/testServer.js';
 
 const ADMIN_TOKEN = `admin-${randomBytes(16).toString('hex')}`;
 const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
-
-/** Asserts the spec's error body (SPEC Errors) with the given status. */
-function expectSpecError(response: ApiResponse, statusCode: number, error: string): void {
-  expect(response.status).toBe(statusCode);
-  expect(response.body).toMatchObject({ statusCode, error });
-  expect(typeof response.body.message === 'string' || Array.isArray(response.body.message)).toBe(true);
-  expect(Number.isNaN(Date.parse(response.body.timestamp))).toBe(false);
-}
 
 describe('health and readiness', () => {
   let server: TestServer;
@@ -52,8 +45,9 @@ describe('admin API without ADMIN_TOKEN', () => {
       ['POST', '/api/v1/admin/users', { email: 'a@example.com', password: 'long-enough', organizationId: server.organizationId }],
     ];
     for (const [method, path, body] of calls) {
-      expectSpecError(await request(server.url, method, path, body), 404, 'Not Found');
-      expectSpecError(await request(server.url, method, path, body, { authorization: 'Bearer anything' }), 404, 'Not Found');
+      const notFound = { statusCode: 404, error: 'Not Found', path };
+      expectErrorBody(await request(server.url, method, path, body), notFound);
+      expectErrorBody(await request(server.url, method, path, body, { authorization: 'Bearer anything' }), notFound);
     }
   });
 });
@@ -62,6 +56,13 @@ describe('admin API with ADMIN_TOKEN', () => {
   let server: TestServer;
   const adminCall = (method: string, path: string, body?: unknown, headers: Record<string, string> = admin) =>
     request(server.url, method, `/api/v1/admin${path}`, body, headers);
+  /** The spec error body an admin call to `path` must answer with (`field`: a validation error naming it). */
+  const adminError = (statusCode: number, error: string, path: string, field?: string) => ({
+    statusCode,
+    error,
+    path: `/api/v1/admin${path}`,
+    field,
+  });
 
   beforeAll(async () => {
     server = await startTestServer({ env: { ADMIN_TOKEN } });
@@ -72,13 +73,13 @@ describe('admin API with ADMIN_TOKEN', () => {
 
   it('answers 401 to a missing, wrong or non-bearer credential', async () => {
     const body = { name: 'Nope' };
-    expectSpecError(await adminCall('POST', '/organizations', body, {}), 401, 'Unauthorized');
-    expectSpecError(await adminCall('POST', '/organizations', body, { authorization: 'Bearer wrong-token' }), 401, 'Unauthorized');
-    expectSpecError(await adminCall('POST', '/organizations', body, { authorization: `Basic ${ADMIN_TOKEN}` }), 401, 'Unauthorized');
-    expectSpecError(await adminCall('POST', '/organizations', body, { authorization: `Bearer ${ADMIN_TOKEN}x` }), 401, 'Unauthorized');
-    expectSpecError(await adminCall('POST', '/organizations', body, { 'x-api-key': server.apiKey }), 401, 'Unauthorized');
-    expectSpecError(await adminCall('PATCH', `/organizations/${server.organizationId}`, { plan: 'starter' }, {}), 401, 'Unauthorized');
-    expectSpecError(await adminCall('POST', '/users', { email: 'x@example.com', password: 'long-enough', organizationId: server.organizationId }, {}), 401, 'Unauthorized');
+    expectErrorBody(await adminCall('POST', '/organizations', body, {}), adminError(401, 'Unauthorized', '/organizations'));
+    expectErrorBody(await adminCall('POST', '/organizations', body, { authorization: 'Bearer wrong-token' }), adminError(401, 'Unauthorized', '/organizations'));
+    expectErrorBody(await adminCall('POST', '/organizations', body, { authorization: `Basic ${ADMIN_TOKEN}` }), adminError(401, 'Unauthorized', '/organizations'));
+    expectErrorBody(await adminCall('POST', '/organizations', body, { authorization: `Bearer ${ADMIN_TOKEN}x` }), adminError(401, 'Unauthorized', '/organizations'));
+    expectErrorBody(await adminCall('POST', '/organizations', body, { 'x-api-key': server.apiKey }), adminError(401, 'Unauthorized', '/organizations'));
+    expectErrorBody(await adminCall('PATCH', `/organizations/${server.organizationId}`, { plan: 'starter' }, {}), adminError(401, 'Unauthorized', `/organizations/${server.organizationId}`));
+    expectErrorBody(await adminCall('POST', '/users', { email: 'x@example.com', password: 'long-enough', organizationId: server.organizationId }, {}), adminError(401, 'Unauthorized', '/users'));
   });
 
   it('creates an organization whose API key works on the Boards API, while a made-up key is refused', async () => {
@@ -92,7 +93,7 @@ describe('admin API with ADMIN_TOKEN', () => {
     expect(boards.body).toEqual([]);
 
     const madeUp = await request(server.url, 'GET', '/api/v1/boards', undefined, { 'x-api-key': `wb_${randomBytes(32).toString('base64url')}` });
-    expectSpecError(madeUp, 401, 'Unauthorized');
+    expectErrorBody(madeUp, { statusCode: 401, error: 'Unauthorized', path: '/api/v1/boards' });
   });
 
   it('keeps each admin-created organization apart: boards of one are not listed for another', async () => {
@@ -112,13 +113,13 @@ describe('admin API with ADMIN_TOKEN', () => {
   });
 
   it('answers 400 to an unknown plan, a missing or empty name, and malformed JSON', async () => {
-    expectSpecError(await adminCall('POST', '/organizations', { name: 'Acme', plan: 'platinum' }), 400, 'Bad Request');
-    expectSpecError(await adminCall('POST', '/organizations', { plan: 'starter' }), 400, 'Bad Request');
-    expectSpecError(await adminCall('POST', '/organizations', { name: '' }), 400, 'Bad Request');
-    expectSpecError(await adminCall('POST', '/organizations', { name: 42 }), 400, 'Bad Request');
-    expectSpecError(await adminCall('POST', '/organizations', '{"name": '), 400, 'Bad Request');
+    expectErrorBody(await adminCall('POST', '/organizations', { name: 'Acme', plan: 'platinum' }), adminError(400, 'Bad Request', '/organizations', 'plan'));
+    expectErrorBody(await adminCall('POST', '/organizations', { plan: 'starter' }), adminError(400, 'Bad Request', '/organizations', 'name'));
+    expectErrorBody(await adminCall('POST', '/organizations', { name: '' }), adminError(400, 'Bad Request', '/organizations', 'name'));
+    expectErrorBody(await adminCall('POST', '/organizations', { name: 42 }), adminError(400, 'Bad Request', '/organizations', 'name'));
+    expectErrorBody(await adminCall('POST', '/organizations', '{"name": '), adminError(400, 'Bad Request', '/organizations'));
     const missing = await adminCall('POST', '/organizations', {});
-    expect(missing.body.details).toEqual(expect.arrayContaining([expect.objectContaining({ field: 'name' })]));
+    expectErrorBody(missing, adminError(400, 'Bad Request', '/organizations', 'name'));
   });
 
   it("changes an organization's plan and answers {id, name, plan}", async () => {
@@ -132,10 +133,12 @@ describe('admin API with ADMIN_TOKEN', () => {
   });
 
   it('answers 404 to a plan change of an unknown organization and 400 to a bad plan', async () => {
-    expectSpecError(await adminCall('PATCH', '/organizations/00000000-0000-4000-8000-000000000000', { plan: 'starter' }), 404, 'Not Found');
-    expectSpecError(await adminCall('PATCH', '/organizations/not-an-id', { plan: 'starter' }), 404, 'Not Found');
-    expectSpecError(await adminCall('PATCH', `/organizations/${server.organizationId}`, { plan: 'gold' }), 400, 'Bad Request');
-    expectSpecError(await adminCall('PATCH', `/organizations/${server.organizationId}`, {}), 400, 'Bad Request');
+    for (const path of ['/organizations/00000000-0000-4000-8000-000000000000', '/organizations/not-an-id']) {
+      expectErrorBody(await adminCall('PATCH', path, { plan: 'starter' }), adminError(404, 'Not Found', path));
+    }
+    const existing = `/organizations/${server.organizationId}`;
+    expectErrorBody(await adminCall('PATCH', existing, { plan: 'gold' }), adminError(400, 'Bad Request', existing, 'plan'));
+    expectErrorBody(await adminCall('PATCH', existing, {}), adminError(400, 'Bad Request', existing, 'plan'));
   });
 
   describe('users', () => {
@@ -161,8 +164,8 @@ describe('admin API with ADMIN_TOKEN', () => {
     it('answers 409 to a duplicate email, also when only its case differs', async () => {
       const body = { email: 'grace@example.com', password: 'long-enough', organizationId };
       expect((await adminCall('POST', '/users', body)).status).toBe(201);
-      expectSpecError(await adminCall('POST', '/users', body), 409, 'Conflict');
-      expectSpecError(await adminCall('POST', '/users', { ...body, email: 'Grace@Example.COM' }), 409, 'Conflict');
+      expectErrorBody(await adminCall('POST', '/users', body), adminError(409, 'Conflict', '/users'));
+      expectErrorBody(await adminCall('POST', '/users', { ...body, email: 'Grace@Example.COM' }), adminError(409, 'Conflict', '/users'));
     });
 
     it('answers 404 when the organization does not exist', async () => {
@@ -171,18 +174,16 @@ describe('admin API with ADMIN_TOKEN', () => {
         password: 'long-enough',
         organizationId: '00000000-0000-4000-8000-000000000000',
       });
-      expectSpecError(response, 404, 'Not Found');
+      expectErrorBody(response, adminError(404, 'Not Found', '/users'));
     });
 
     it('answers 400 to a short password, a bad email or a missing field', async () => {
       const valid = { email: 'valid@example.com', password: 'long-enough', organizationId };
       const shortPassword = await adminCall('POST', '/users', { ...valid, password: 'short' });
-      expectSpecError(shortPassword, 400, 'Bad Request');
-      expect(shortPassword.body.details).toEqual(expect.arrayContaining([expect.objectContaining({ field: 'password' })]));
+      expectErrorBody(shortPassword, adminError(400, 'Bad Request', '/users', 'password'));
       const badEmail = await adminCall('POST', '/users', { ...valid, email: 'not-an-email' });
-      expectSpecError(badEmail, 400, 'Bad Request');
-      expect(badEmail.body.details).toEqual(expect.arrayContaining([expect.objectContaining({ field: 'email' })]));
-      expectSpecError(await adminCall('POST', '/users', { email: valid.email, password: valid.password }), 400, 'Bad Request');
+      expectErrorBody(badEmail, adminError(400, 'Bad Request', '/users', 'email'));
+      expectErrorBody(await adminCall('POST', '/users', { email: valid.email, password: valid.password }), adminError(400, 'Bad Request', '/users', 'organizationId'));
       // None of the refused requests created the user.
       expect((await adminCall('POST', '/users', valid)).status).toBe(201);
     });

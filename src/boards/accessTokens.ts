@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 
 /** What a board access token lets its holder do. */
 export type BoardRole = 'host' | 'guest';
@@ -16,6 +16,14 @@ export class AccessTokens {
     return createHmac('sha256', this.secret).update(`${role}:${boardId}:${nonce}`).digest('base64url');
   }
 
+  /** Hashes of a board's tokens, stored so a token alone (a socket URL) finds its board. */
+  lookupHashes(boardId: string, nonce: string): { hostTokenHash: string; guestTokenHash: string } {
+    return {
+      hostTokenHash: hashToken(this.issue(boardId, nonce, 'host')),
+      guestTokenHash: hashToken(this.issue(boardId, nonce, 'guest')),
+    };
+  }
+
   /** The role a token grants on a board, or null if it is not one of the board's tokens. */
   roleOf(boardId: string, nonce: string, token: string): BoardRole | null {
     for (const role of ['host', 'guest'] as const) {
@@ -25,4 +33,9 @@ export class AccessTokens {
     }
     return null;
   }
+}
+
+/** The lookup hash of a token. */
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
 }

@@ -1,4 +1,5 @@
 import type { Board as BoardRow } from '../../generated/sqlite/index.js';
+import { assertNever } from '../util/assertNever.js';
 import type { BoardStatus } from './schemas.js';
 
 /** Defaults of `config` (SPEC Limits). */
@@ -91,9 +92,4 @@ export function configWithDefaults(input: Partial<BoardConfig> | undefined, base
     allow_anonymous: input?.allow_anonymous ?? base?.allow_anonymous ?? DEFAULT_ALLOW_ANONYMOUS,
     components: input?.components ?? base?.components ?? [],
   };
-}
-
-/** Compile-time proof that a switch covered every case. */
-export function assertNever(value: never): never {
-  throw new Error(`unexpected value: ${JSON.stringify(value)}`);
 }

@@ -125,7 +125,7 @@ export class BoardService {
   async endSession(organization: Organization, id: string): Promise<{ board: Board; endedAt: Date }> {
     const board = await this.get(organization, id);
     const endedAt = this.deps.clock.now();
-    this.deps.documents.disconnectAll(board.id);
+    this.deps.documents.disconnectAll(board.id, 'session-ended');
     await this.deps.db.board.update({ where: { id: board.id }, data: { sessionEndedAt: endedAt } });
     await this.deps.bus.publish('board.ended', { ...eventSubject(board), session_ended_at: endedAt.toISOString() });
     return { board, endedAt };
@@ -198,7 +198,7 @@ export class BoardService {
       data: { status: 'expired', updatedAt: now },
     });
     if (moved.count === 0) return false;
-    this.deps.documents.disconnectAll(board.id);
+    this.deps.documents.disconnectAll(board.id, 'board-expired');
     await this.deps.bus.publish('board.expired', {
       ...eventSubject(board),
       expires_at: board.expiresAt.toISOString(),
@@ -215,6 +215,7 @@ export class BoardService {
     const { is_sandbox, mock_external_data, data_provider } = input;
     const tutorial = { is_sandbox, mock_external_data, data_provider };
     const hasTutorial = Object.values(tutorial).some((value) => value !== undefined);
+    const tokenNonce = randomBytes(16).toString('base64url');
     await db.board.create({
       data: {
         id,
@@ -227,7 +228,8 @@ export class BoardService {
         webhookUrl: input.webhook_url ?? null,
         externalData: input.external_data ? JSON.stringify(input.external_data) : null,
         tutorial: hasTutorial ? JSON.stringify(tutorial) : null,
-        tokenNonce: randomBytes(16).toString('base64url'),
+        tokenNonce,
+        ...this.deps.tokens.lookupHashes(id, tokenNonce),
         createdAt: now,
         updatedAt: now,
         expiresAt: new Date(now.getTime() + (input.expires_in_hours ?? DEFAULT_EXPIRES_IN_HOURS) * HOUR_MS),

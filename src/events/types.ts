@@ -48,6 +48,58 @@ export interface ObjectCreatedPayload extends BoardScoped {
   created_by: string | null;
 }
 
+export interface SessionStartedPayload extends BoardScoped {
+  session_id: string;
+  started_at: string;
+}
+
+export interface SessionEndedPayload extends BoardScoped {
+  session_id: string;
+  started_at: string;
+  ended_at: string;
+  session_duration_seconds: number;
+}
+
+/** The user block of participant events. */
+export interface ParticipantUser {
+  user_id: string;
+  user_name: string | null;
+  user_role: 'host' | 'guest';
+  user_type: 'verified-student' | 'authenticated' | 'anonymous';
+  external_user_id: string | null;
+  external_source: string | null;
+}
+
+export interface ParticipantJoinedPayload extends BoardScoped {
+  board: { title: string; external_id: string | null; external_data: Record<string, unknown> | null; created_at: string };
+  user: ParticipantUser;
+  participant_count: number;
+  joined_at: string;
+}
+
+export interface ParticipantLeftPayload extends BoardScoped {
+  user: ParticipantUser;
+  participant_count: number;
+  joined_at: string;
+  left_at: string;
+}
+
+export interface ObjectUpdatedPayload extends BoardScoped {
+  object_id: string;
+  object_type: string;
+  changes: { before: Record<string, unknown>; after: Record<string, unknown> };
+  version: number;
+  updated_by: string | null;
+}
+
+export interface ObjectDeletedPayload extends BoardScoped {
+  object_id: string;
+  object_type: string;
+  object_data: Record<string, unknown>;
+  version: number;
+  deleted_by: string | null;
+}
+
 export interface EventPayloadByName {
   'board.created': BoardCreatedPayload;
   'board.archived': BoardArchivedPayload;
@@ -56,6 +108,12 @@ export interface EventPayloadByName {
   'board.deleted': BoardDeletedPayload;
   'board.expired': BoardExpiredPayload;
   'object.created': ObjectCreatedPayload;
+  'object.updated': ObjectUpdatedPayload;
+  'object.deleted': ObjectDeletedPayload;
+  'session.started': SessionStartedPayload;
+  'session.ended': SessionEndedPayload;
+  'participant.joined': ParticipantJoinedPayload;
+  'participant.left': ParticipantLeftPayload;
 }
 
 export type EventName = keyof EventPayloadByName;

@@ -2,7 +2,11 @@ import type { Hocuspocus } from '@hocuspocus/server';
 import * as Y from 'yjs';
 import { errors } from '../errors.js';
 import type { DocumentStore } from '../store/documentStore.js';
+import { CloseEvents } from './closeEvents.js';
 import type { DocumentContext } from './documentContext.js';
+import type { ParticipantView } from './messages.js';
+import type { ParticipantLocation, PresenceRegistry } from './presenceRegistry.js';
+import type { SocketMessenger } from './socketMessenger.js';
 import type { ObjectEventsExtension } from './objectEventsExtension.js';
 import type { PersistenceExtension } from './persistenceExtension.js';
 import type { UpdateJournal } from './updateJournal.js';
@@ -11,11 +15,8 @@ import type { UpdateJournal } from './updateJournal.js';
 const DURABILITY_TIMEOUT_MS = 10_000;
 
 /** A participant connected to a board right now. */
-export interface ConnectedParticipant {
-  user_id: string;
-  role: 'host' | 'guest';
-  joined_at: string;
-  color: string;
+export interface ConnectedParticipant extends ParticipantView {
+  location?: ParticipantLocation;
 }
 
 /**
@@ -29,6 +30,8 @@ export class BoardDocuments {
     private readonly journal: UpdateJournal,
     private readonly persistence: PersistenceExtension,
     private readonly objectEvents: ObjectEventsExtension,
+    private readonly registry: PresenceRegistry,
+    private readonly messenger: SocketMessenger,
   ) {}
 
   /**
@@ -63,30 +66,26 @@ export class BoardDocuments {
     return doc;
   }
 
-  /** Participants connected to a board now. */
+  /** Participants connected to a board now, each with its last reported location. */
   participants(boardId: string): ConnectedParticipant[] {
-    const document = this.hocuspocus.documents.get(boardId);
-    if (!document) return [];
-    const seen = new Map<string, ConnectedParticipant>();
-    for (const connection of document.getConnections()) {
-      const participant = connection.context?.participant as ConnectedParticipant | undefined;
-      if (participant && !seen.has(participant.user_id)) seen.set(participant.user_id, participant);
-    }
-    return [...seen.values()];
+    return this.registry.list(boardId).map((presence) => ({
+      ...presence.view,
+      ...(presence.location ? { location: presence.location } : {}),
+    }));
   }
 
-  /** Closes every socket connection to a board's documents (its zone documents included). */
-  disconnectAll(boardId: string): void {
-    for (const name of this.hocuspocus.documents.keys()) {
-      if (name === boardId || name.startsWith(`${boardId}/`)) this.hocuspocus.closeConnections(name);
-    }
+  /** Closes every socket connected to a board's documents (its zone documents included). */
+  disconnectAll(boardId: string, reason: 'session-ended' | 'board-deleted' | 'board-expired'): void {
+    const event =
+      reason === 'session-ended' ? CloseEvents.SessionEnded : reason === 'board-deleted' ? CloseEvents.BoardDeleted : CloseEvents.InvalidToken;
+    this.messenger.closeBoardSockets(boardId, (context) => context.closeSocket(event));
   }
 
   /** Disconnects everyone, stops persisting, and deletes every stored document of a board. */
   async destroy(boardId: string): Promise<void> {
     const names = [...this.hocuspocus.documents.keys()].filter((n) => n === boardId || n.startsWith(`${boardId}/`));
     for (const name of [boardId, ...names]) this.persistence.markDeleting(name);
-    this.disconnectAll(boardId);
+    this.disconnectAll(boardId, 'board-deleted');
     // A commit already in flight may still write rows for this board: let it land first.
     await this.journal.idle();
     await this.store.deleteBoardDocuments(boardId);

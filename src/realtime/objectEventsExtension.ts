@@ -1,15 +1,22 @@
 import type { Extension, afterLoadDocumentPayload } from '@hocuspocus/server';
 import type * as Y from 'yjs';
-import { objectsOf, readObject } from '../boards/boardObjects.js';
+import { objectsOf, readObject, readObjects, type BoardObject } from '../boards/boardObjects.js';
 import type { EventBus } from '../events/bus.js';
 import type { Logger } from '../logger.js';
 import { contextOfOrigin, isBoardDocument } from './documentContext.js';
 import type { UpdateJournal } from './updateJournal.js';
 
+/** One object's change within one transaction. */
+type ObjectChange =
+  | { kind: 'created'; after: BoardObject }
+  | { kind: 'updated'; before: BoardObject; after: BoardObject }
+  | { kind: 'deleted'; before: BoardObject };
+
 /**
- * Raises `object.*` events from the board document itself, so an object added over REST
- * or over a socket is reported once, the same way. Events are published only after the
- * change is durable: no event for an edit that could still be lost.
+ * Raises `object.created`, `object.updated` and `object.deleted` from the board document
+ * itself, once per changed object per transaction, whether the change came over REST or a
+ * socket, attributed to whoever made it. Events are published only after the change is
+ * durable: no event for an edit that could still be lost.
  */
 export class ObjectEventsExtension implements Extension {
   extensionName = 'object-events';
@@ -24,7 +31,13 @@ export class ObjectEventsExtension implements Extension {
 
   async afterLoadDocument({ document, documentName }: afterLoadDocumentPayload): Promise<void> {
     if (!isBoardDocument(documentName)) return;
-    objectsOf(document).observe((event, transaction) => this.onObjectsChanged(documentName, event, transaction));
+    // The last known state of every object: a deleted Y.Map no longer holds its fields,
+    // and `changes.before` needs the whole previous object.
+    const known = new Map(readObjects(document).map((object) => [object.id, object]));
+    objectsOf(document).observeDeep((events, transaction) => {
+      const changes = collectChanges(events, known);
+      if (changes.length > 0) this.publish(documentName, changes, transaction);
+    });
   }
 
   /** Resolves once the events of every change made so far to `documentName` are published. */
@@ -32,32 +45,17 @@ export class ObjectEventsExtension implements Extension {
     return this.publishing.get(documentName) ?? Promise.resolve();
   }
 
-  private onObjectsChanged(documentName: string, event: Y.YMapEvent<unknown>, transaction: Y.Transaction): void {
-    const { organizationId } = contextOfOrigin(transaction.origin);
-    const created: string[] = [];
-    event.changes.keys.forEach((change, key) => {
-      if (change.action === 'add') created.push(key);
-    });
-    if (created.length === 0 || !organizationId) return;
-    const objects = created.map((id) => readObject(id, event.target.get(id))).filter((o) => o !== null);
+  private publish(documentName: string, changes: ObjectChange[], transaction: Y.Transaction): void {
+    const { organizationId, userId = null } = contextOfOrigin(transaction.origin);
+    if (!organizationId) return;
+    const scope = { board_id: documentName, organization_id: organizationId };
     // The update reaches the journal right after observers run, in the same transaction
-    // cleanup; waiting one microtask puts `whenDurable` behind it.
-    const previous = this.settled(documentName);
-    const next = previous
+    // cleanup; chaining on a promise puts `whenDurable` behind it.
+    const next = this.settled(documentName)
       .then(() => this.journal.whenDurable(documentName))
       .then(async () => {
         const version = this.journal.stateVersion(documentName) ?? 0;
-        for (const object of objects) {
-          await this.bus.publish('object.created', {
-            board_id: documentName,
-            organization_id: organizationId,
-            object_id: object.id,
-            object_type: object.type,
-            object_data: object.data ?? {},
-            version,
-            created_by: object.created_by ?? null,
-          });
-        }
+        for (const change of changes) await this.publishChange(scope, change, version, userId);
       })
       .catch((error) => this.logger.error({ err: error, board_id: documentName }, 'publishing object events failed'));
     this.publishing.set(documentName, next);
@@ -65,4 +63,72 @@ export class ObjectEventsExtension implements Extension {
       if (this.publishing.get(documentName) === next) this.publishing.delete(documentName);
     });
   }
+
+  private async publishChange(scope: { board_id: string; organization_id: string }, change: ObjectChange, version: number, userId: string | null) {
+    switch (change.kind) {
+      case 'created':
+        return this.bus.publish('object.created', {
+          ...scope,
+          object_id: change.after.id,
+          object_type: change.after.type,
+          object_data: change.after.data ?? {},
+          version,
+          created_by: change.after.created_by ?? userId,
+        });
+      case 'updated':
+        return this.bus.publish('object.updated', {
+          ...scope,
+          object_id: change.after.id,
+          object_type: change.after.type,
+          changes: diff(change.before, change.after),
+          version,
+          updated_by: userId,
+        });
+      case 'deleted':
+        return this.bus.publish('object.deleted', {
+          ...scope,
+          object_id: change.before.id,
+          object_type: change.before.type,
+          object_data: change.before.data ?? {},
+          version,
+          deleted_by: userId,
+        });
+    }
+  }
+}
+
+/** The objects a transaction touched, against (and updating) the last known states. */
+function collectChanges(events: Array<Y.YEvent<any>>, known: Map<string, BoardObject>): ObjectChange[] {
+  const touched = new Set<string>();
+  for (const event of events) {
+    if (event.path.length === 0) event.changes.keys.forEach((_change, key) => touched.add(key));
+    else touched.add(String(event.path[0]));
+  }
+  const objects = events[0]!.currentTarget as Y.Map<unknown>;
+  const changes: ObjectChange[] = [];
+  for (const id of touched) {
+    const before = known.get(id);
+    const after = objects.has(id) ? readObject(id, objects.get(id)) : null;
+    if (after) known.set(id, after);
+    else known.delete(id);
+    if (!before && after) changes.push({ kind: 'created', after });
+    else if (before && !after) changes.push({ kind: 'deleted', before });
+    else if (before && after && JSON.stringify(before) !== JSON.stringify(after)) changes.push({ kind: 'updated', before, after });
+  }
+  return changes;
+}
+
+/** The fields that differ, before and after (`changes{before, after}` of object.updated). */
+function diff(before: BoardObject, after: BoardObject): { before: Record<string, unknown>; after: Record<string, unknown> } {
+  const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
+  const result = { before: {} as Record<string, unknown>, after: {} as Record<string, unknown> };
+  for (const key of keys) {
+    const b = (before as unknown as Record<string, unknown>)[key];
+    const a = (after as unknown as Record<string, unknown>)[key];
+    if (JSON.stringify(b) !== JSON.stringify(a)) {
+      result.before[key] = b;
+      result.after[key] = a;
+    }
+  }
+  return result;
 }

@@ -1,11 +1,21 @@
+import type { Server } from 'node:http';
 import { Hocuspocus } from '@hocuspocus/server';
+import type { BoardAccess } from '../boards/boardAccess.js';
+import type { Clock } from '../clock.js';
 import type { EventBus } from '../events/bus.js';
 import type { Logger } from '../logger.js';
 import type { Database } from '../store/database.js';
 import { DocumentStore } from '../store/documentStore.js';
+import { AuthExtension } from './authExtension.js';
 import { BoardDocuments } from './boardDocuments.js';
+import type { MessageGateLimits } from './messageGate.js';
 import { ObjectEventsExtension } from './objectEventsExtension.js';
 import { PersistenceExtension } from './persistenceExtension.js';
+import { PresenceExtension } from './presenceExtension.js';
+import { PresenceRegistry } from './presenceRegistry.js';
+import { attachSocketServer } from './socketServer.js';
+import { SocketMessenger } from './socketMessenger.js';
+import { StatelessExtension } from './statelessExtension.js';
 import { UpdateJournal } from './updateJournal.js';
 
 /** How long shutdown waits for loaded documents to compact and unload. */
@@ -13,44 +23,77 @@ const SHUTDOWN_UNLOAD_TIMEOUT_MS = 5_000;
 
 export interface RealtimeDependencies {
   database: Database;
+  access: BoardAccess;
   bus: EventBus;
+  clock: Clock;
   logger: Logger;
+  /** Replaces the document store (tests inject failures through it). */
+  decorateStore?: (store: DocumentStore) => DocumentStore;
+  gateLimits?: MessageGateLimits;
 }
 
 /** The realtime side of the service, seen from the outside. */
 export interface Realtime {
   documents: BoardDocuments;
   hocuspocus: Hocuspocus;
+  /** Starts accepting sockets on the HTTP server's upgrade requests. */
+  listen(server: Server): void;
   close(): Promise<void>;
 }
 
 /**
  * Composition root of the realtime side: the Hocuspocus engine and its extensions, one
- * per concern. Multi-instance mode will only add extensions to this list.
+ * per concern. Multi-instance mode only adds extensions to this list.
  */
-export function createRealtime({ database, bus, logger }: RealtimeDependencies): Realtime {
-  const log = logger.child({ component: 'realtime' });
-  const store = new DocumentStore(database);
-  const journal = new UpdateJournal(store, log);
-  const persistence = new PersistenceExtension(store, journal, log);
-  const objectEvents = new ObjectEventsExtension(bus, journal, log);
+export function createRealtime(deps: RealtimeDependencies): Realtime {
+  const { database, access, bus, clock } = deps;
+  const logger = deps.logger.child({ component: 'realtime' });
+  const plainStore = new DocumentStore(database);
+  const store = deps.decorateStore ? deps.decorateStore(plainStore) : plainStore;
+  const journal = new UpdateJournal(store, logger);
+  const registry = new PresenceRegistry();
+  const persistence = new PersistenceExtension(store, journal, logger);
+  const objectEvents = new ObjectEventsExtension(bus, journal, logger);
   const hocuspocus = new Hocuspocus({
     quiet: true,
     debounce: 2_000,
     maxDebounce: 10_000,
-    extensions: [persistence, objectEvents],
+    extensions: [],
   });
-  const documents = new BoardDocuments(hocuspocus, store, journal, persistence, objectEvents);
+  const messenger = new SocketMessenger(hocuspocus);
+  hocuspocus.configure({
+    extensions: [
+      new AuthExtension(access),
+      persistence,
+      objectEvents,
+      new PresenceExtension({ access, registry, messenger, bus, clock, logger }),
+      new StatelessExtension({ registry, messenger, clock }),
+    ],
+  });
+  const documents = new BoardDocuments(hocuspocus, store, journal, persistence, objectEvents, registry, messenger);
+  let sockets: { close(): void } | null = null;
 
-  async function close(): Promise<void> {
-    hocuspocus.closeConnections();
-    hocuspocus.flushPendingStores();
-    const deadline = Date.now() + SHUTDOWN_UNLOAD_TIMEOUT_MS;
-    while (hocuspocus.getDocumentsCount() > 0 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    await journal.close();
-  }
-
-  return { documents, hocuspocus, close };
+  return {
+    documents,
+    hocuspocus,
+    listen(server) {
+      sockets = attachSocketServer(server, {
+        hocuspocus,
+        access,
+        whenDurable: (name) => journal.whenDurable(name),
+        logger,
+        gateLimits: deps.gateLimits,
+      });
+    },
+    async close() {
+      sockets?.close();
+      hocuspocus.closeConnections();
+      hocuspocus.flushPendingStores();
+      const deadline = Date.now() + SHUTDOWN_UNLOAD_TIMEOUT_MS;
+      while (hocuspocus.getDocumentsCount() > 0 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await journal.close();
+    },
+  };
 }

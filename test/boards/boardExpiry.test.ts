@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import type { BoardExpiredPayload } from '../../src/events/types.js';
+import { expectErrorBody } from '../helpers/assertions.js';
 import { eventually, startTestServer, type ApiResponse, type TestServer } from '../helpers/testServer.js';
 
 const HOUR_MS = 3_600_000;
@@ -11,14 +12,6 @@ function expiredEvents(server: TestServer, boardId: string): BoardExpiredPayload
   return server.events.flatMap((event) =>
     event.name === 'board.expired' && event.payload.board_id === boardId ? [event.payload] : [],
   );
-}
-
-/** Asserts the spec's error body (SPEC Errors) with the given status. */
-function expectSpecError(response: ApiResponse, statusCode: number, error: string): void {
-  expect(response.status).toBe(statusCode);
-  expect(response.body).toMatchObject({ statusCode, error });
-  expect(typeof response.body.message === 'string' || Array.isArray(response.body.message)).toBe(true);
-  expect(Number.isNaN(Date.parse(response.body.timestamp))).toBe(false);
 }
 
 async function createBoard(server: TestServer, body: Record<string, unknown>) {
@@ -90,17 +83,24 @@ describe('board expiry with the background sweeper', () => {
 
     it('answers 410 Gone to GET /boards/:id', async () => {
       const response = await server.api('GET', `/boards/${boardId}`);
-      expectSpecError(response, 410, 'Gone');
-      expect(response.body.path).toBe(`/api/v1/boards/${boardId}`);
+      expectErrorBody(response, { statusCode: 410, error: 'Gone', path: `/api/v1/boards/${boardId}` });
     });
 
     it('answers 410 Gone to GET access-links', async () => {
-      expectSpecError(await server.api('GET', `/boards/${boardId}/access-links`), 410, 'Gone');
+      expectErrorBody(await server.api('GET', `/boards/${boardId}/access-links`), {
+        statusCode: 410,
+        error: 'Gone',
+        path: `/api/v1/boards/${boardId}/access-links`,
+      });
     });
 
     it('answers 410 Gone to duplicate and creates no copy', async () => {
       const before = (await server.api('GET', '/boards')).body.length;
-      expectSpecError(await server.api('POST', `/boards/${boardId}/duplicate`), 410, 'Gone');
+      expectErrorBody(await server.api('POST', `/boards/${boardId}/duplicate`), {
+        statusCode: 410,
+        error: 'Gone',
+        path: `/api/v1/boards/${boardId}/duplicate`,
+      });
       expect((await server.api('GET', '/boards')).body.length).toBe(before);
     });
 
@@ -110,12 +110,12 @@ describe('board expiry with the background sweeper', () => {
         data: { text: 'too late' },
         position: { x: 0, y: 0 },
       });
-      expectSpecError(response, 410, 'Gone');
+      expectErrorBody(response, { statusCode: 410, error: 'Gone', path: `/api/v1/boards/${boardId}/objects` });
     });
 
     it('answers 410 Gone to PATCH and keeps it expired', async () => {
       const response = await server.api('PATCH', `/boards/${boardId}`, { title: 'Revived?', expires_in_hours: 5 });
-      expectSpecError(response, 410, 'Gone');
+      expectErrorBody(response, { statusCode: 410, error: 'Gone', path: `/api/v1/boards/${boardId}` });
       const expired = await server.api('GET', '/boards?status=expired');
       const listed = expired.body.find((item: { board_uuid: string }) => item.board_uuid === boardId);
       expect(listed).toMatchObject({ title: 'Expired board', status: 'expired' });
@@ -130,7 +130,11 @@ describe('board expiry with the background sweeper', () => {
       const deleted = await server.api('DELETE', `/boards/${boardId}`);
       expect(deleted.status).toBe(204);
       expect(deleted.body).toBeNull();
-      expectSpecError(await server.api('GET', `/boards/${boardId}`), 404, 'Not Found');
+      expectErrorBody(await server.api('GET', `/boards/${boardId}`), {
+        statusCode: 404,
+        error: 'Not Found',
+        path: `/api/v1/boards/${boardId}`,
+      });
       const expired = await server.api('GET', '/boards?status=expired');
       expect(expired.body.map((item: { board_uuid: string }) => item.board_uuid)).not.toContain(boardId);
       expect(server.events.some((e) => e.name === 'board.deleted' && e.payload.board_id === boardId)).toBe(true);
@@ -219,7 +223,11 @@ describe('board expiry without the sweeper (EXPIRY_SWEEP_INTERVAL_MS 0)', () => 
     clock.advance(HOUR_MS + 5_000);
     expect(expiredEvents(server, board.board_uuid)).toHaveLength(0);
 
-    expectSpecError(await server.api('GET', `/boards/${board.board_uuid}`), 410, 'Gone');
+    expectErrorBody(await server.api('GET', `/boards/${board.board_uuid}`), {
+      statusCode: 410,
+      error: 'Gone',
+      path: `/api/v1/boards/${board.board_uuid}`,
+    });
     const events = expiredEvents(server, board.board_uuid);
     expect(events).toEqual([
       expect.objectContaining({
@@ -230,8 +238,16 @@ describe('board expiry without the sweeper (EXPIRY_SWEEP_INTERVAL_MS 0)', () => 
       }),
     ]);
 
-    expectSpecError(await server.api('GET', `/boards/${board.board_uuid}`), 410, 'Gone');
-    expectSpecError(await server.api('GET', `/boards/${board.board_uuid}/access-links`), 410, 'Gone');
+    expectErrorBody(await server.api('GET', `/boards/${board.board_uuid}`), {
+      statusCode: 410,
+      error: 'Gone',
+      path: `/api/v1/boards/${board.board_uuid}`,
+    });
+    expectErrorBody(await server.api('GET', `/boards/${board.board_uuid}/access-links`), {
+      statusCode: 410,
+      error: 'Gone',
+      path: `/api/v1/boards/${board.board_uuid}/access-links`,
+    });
     const expired = await server.api('GET', '/boards?status=expired');
     expect(expired.body.map((item: { board_uuid: string }) => item.board_uuid)).toContain(board.board_uuid);
     expect(expiredEvents(server, board.board_uuid)).toHaveLength(1);
@@ -251,7 +267,11 @@ describe('board expiry without the sweeper (EXPIRY_SWEEP_INTERVAL_MS 0)', () => 
     expect(restored.status).toBe(200);
     expect(restored.body).toMatchObject({ board_uuid: board.board_uuid, status: 'active', restored_at: clock.now().toISOString() });
 
-    expectSpecError(await server.api('GET', `/boards/${board.board_uuid}`), 410, 'Gone');
+    expectErrorBody(await server.api('GET', `/boards/${board.board_uuid}`), {
+      statusCode: 410,
+      error: 'Gone',
+      path: `/api/v1/boards/${board.board_uuid}`,
+    });
     expect(expiredEvents(server, board.board_uuid)).toHaveLength(1);
   });
 

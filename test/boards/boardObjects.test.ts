@@ -1,23 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, request, startTestServer, type ApiResponse, type TestServer } from '../helpers/testServer.js';
-
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
-/** Asserts the spec's error body; for validation errors also that `details` names `field`. */
-function expectErrorBody(res: ApiResponse, statusCode: number, error: string, path: string, field?: string) {
-  expect(res.status).toBe(statusCode);
-  const { details, ...rest } = res.body;
-  expect(rest).toEqual({ statusCode, error, message: rest.message, timestamp: expect.stringMatching(ISO), path });
-  if (field === undefined) {
-    expect(typeof res.body.message).toBe('string');
-    return;
-  }
-  expect(Array.isArray(res.body.message)).toBe(true);
-  for (const line of res.body.message) expect(typeof line).toBe('string');
-  for (const item of details) expect(item).toEqual({ field: expect.any(String), message: expect.any(String) });
-  expect(details.map((d: { field: string }) => d.field)).toContain(field);
-}
+import { expectErrorBody, ISO_TIMESTAMP } from '../helpers/assertions.js';
+import { eventually, request, startTestServer, type TestServer } from '../helpers/testServer.js';
 
 describe('POST /boards/:id/objects', () => {
   let server: TestServer;
@@ -48,7 +32,7 @@ describe('POST /boards/:id/objects', () => {
     expect(res.body).toEqual({
       id: expect.any(String),
       ...input,
-      created_at: expect.stringMatching(ISO),
+      created_at: expect.stringMatching(ISO_TIMESTAMP),
       created_by: null,
     });
     expect(res.body.id.length).toBeGreaterThan(0);
@@ -125,7 +109,7 @@ describe('POST /boards/:id/objects', () => {
 
     it.each(cases)('rejects %s', async (_name, body, field) => {
       const res = await server.api('POST', `/boards/${boardId}/objects`, body);
-      expectErrorBody(res, 400, 'Bad Request', `/api/v1/boards/${boardId}/objects`, field);
+      expectErrorBody(res, { statusCode: 400, error: 'Bad Request', path: `/api/v1/boards/${boardId}/objects`, field });
       const board = await readBoard(boardId);
       expect(board.state).toEqual({ version: 0, objects: [] });
       expect(board.objects_count).toBe(0);
@@ -136,14 +120,14 @@ describe('POST /boards/:id/objects', () => {
   it('answers 404 for an unknown board', async () => {
     const path = `/boards/${randomUUID()}/objects`;
     const res = await server.api('POST', path, { type: 'sticky', data: {}, position: { x: 0, y: 0 } });
-    expectErrorBody(res, 404, 'Not Found', `/api/v1${path}`);
+    expectErrorBody(res, { statusCode: 404, error: 'Not Found', path: `/api/v1${path}` });
   });
 
   it('answers 401 without an API key and adds nothing', async () => {
     const boardId = await newBoard();
     const path = `/api/v1/boards/${boardId}/objects`;
     const res = await request(server.url, 'POST', path, { type: 'sticky', data: {}, position: { x: 0, y: 0 } });
-    expectErrorBody(res, 401, 'Unauthorized', path);
+    expectErrorBody(res, { statusCode: 401, error: 'Unauthorized', path });
     expect((await readBoard(boardId)).objects_count).toBe(0);
   });
 

@@ -1,33 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, request, startTestServer, type ApiResponse, type TestServer } from '../helpers/testServer.js';
+import { expectErrorBody, ISO_TIMESTAMP } from '../helpers/assertions.js';
+import { eventually, request, startTestServer, type TestServer } from '../helpers/testServer.js';
 
 const HOUR_MS = 3_600_000;
 const APP_URL = 'https://whiteboard.example.test';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
-/** Asserts the spec's error body: exactly its fields, ISO timestamp, request path. */
-function expectErrorBody(res: ApiResponse, statusCode: number, error: string, path = '/api/v1/boards') {
-  expect(res.status).toBe(statusCode);
-  const { details, ...rest } = res.body;
-  expect(rest).toEqual({ statusCode, error, message: rest.message, timestamp: expect.stringMatching(ISO), path });
-  expect(new Date(res.body.timestamp).toISOString()).toBe(res.body.timestamp);
-  return details as unknown;
-}
-
-/** Asserts a 400 validation body whose details name `field`. */
-function expectValidationError(res: ApiResponse, field: string) {
-  const details = expectErrorBody(res, 400, 'Bad Request');
-  expect(Object.keys(res.body).sort()).toEqual(['details', 'error', 'message', 'path', 'statusCode', 'timestamp']);
-  expect(Array.isArray(res.body.message)).toBe(true);
-  expect(res.body.message.length).toBeGreaterThan(0);
-  for (const line of res.body.message) expect(typeof line).toBe('string');
-  expect(Array.isArray(details)).toBe(true);
-  for (const item of details as unknown[]) expect(item).toEqual({ field: expect.any(String), message: expect.any(String) });
-  expect((details as Array<{ field: string }>).map((d) => d.field)).toContain(field);
-  expect(res.body.message.some((line: string) => line.startsWith(field))).toBe(true);
-}
-
 describe('POST /boards', () => {
   let server: TestServer;
   const eventsOf = (name: string, boardId: string): any[] =>
@@ -58,8 +35,8 @@ describe('POST /boards', () => {
       title: 'Lesson 1',
       external_id: 'ext-1',
       status: 'active',
-      created_at: expect.stringMatching(ISO),
-      expires_at: expect.stringMatching(ISO),
+      created_at: expect.stringMatching(ISO_TIMESTAMP),
+      expires_at: expect.stringMatching(ISO_TIMESTAMP),
       access_links: { host: expect.any(String), guest: expect.any(String) },
     });
   });
@@ -97,7 +74,7 @@ describe('POST /boards', () => {
       const object = objects.find((o) => o.type === input.type);
       expect(object).toMatchObject(input);
       expect(object.id).toEqual(expect.any(String));
-      expect(object.created_at).toMatch(ISO);
+      expect(object.created_at).toMatch(ISO_TIMESTAMP);
     }
     expect(objects[0].id).not.toBe(objects[1].id);
     expect(objects.find((o) => o.type === 'sticky')).not.toHaveProperty('width');
@@ -217,7 +194,7 @@ describe('POST /boards', () => {
       const before = await server.api('GET', '/boards');
       const createdBefore = server.events.filter((e) => e.name === 'board.created').length;
       const res = await server.api('POST', '/boards', body);
-      expectValidationError(res, field);
+      expectErrorBody(res, { statusCode: 400, error: 'Bad Request', path: '/api/v1/boards', field });
       const after = await server.api('GET', '/boards');
       expect(after.body).toHaveLength(before.body.length);
       expect(server.events.filter((e) => e.name === 'board.created')).toHaveLength(createdBefore);
@@ -226,30 +203,27 @@ describe('POST /boards', () => {
 
   it('rejects malformed JSON with 400 and a string message', async () => {
     const res = await server.api('POST', '/boards', '{"title": "broken",', { 'content-type': 'application/json' });
-    expectErrorBody(res, 400, 'Bad Request');
-    expect(typeof res.body.message).toBe('string');
+    expectErrorBody(res, { statusCode: 400, error: 'Bad Request', path: '/api/v1/boards' });
   });
 
   it('rejects a body over 10 MB with 413', async () => {
     const before = await server.api('GET', '/boards');
     const res = await server.api('POST', '/boards', { title: 'Huge', external_data: { blob: 'x'.repeat(10 * 1024 * 1024 + 1) } });
-    expectErrorBody(res, 413, 'Payload Too Large');
-    expect(typeof res.body.message).toBe('string');
+    expectErrorBody(res, { statusCode: 413, error: 'Payload Too Large', path: '/api/v1/boards' });
     expect((await server.api('GET', '/boards')).body).toHaveLength(before.body.length);
   });
 
   it('answers 401 without an X-API-Key header and creates nothing', async () => {
     const before = await server.api('GET', '/boards');
     const res = await request(server.url, 'POST', '/api/v1/boards', { title: 'No key' });
-    expectErrorBody(res, 401, 'Unauthorized');
-    expect(typeof res.body.message).toBe('string');
+    expectErrorBody(res, { statusCode: 401, error: 'Unauthorized', path: '/api/v1/boards' });
     expect((await server.api('GET', '/boards')).body).toHaveLength(before.body.length);
   });
 
   it('answers 401 for a wrong API key and creates nothing', async () => {
     const before = await server.api('GET', '/boards');
     const res = await server.api('POST', '/boards', { title: 'Wrong key' }, { 'x-api-key': `${server.apiKey}x` });
-    expectErrorBody(res, 401, 'Unauthorized');
+    expectErrorBody(res, { statusCode: 401, error: 'Unauthorized', path: '/api/v1/boards' });
     expect((await server.api('GET', '/boards')).body).toHaveLength(before.body.length);
     expect((await server.api('GET', '/boards')).body.some((b: any) => b.title === 'Wrong key')).toBe(false);
   });

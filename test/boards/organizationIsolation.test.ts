@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectErrorBody } from '../helpers/assertions.js';
 import { startTestServer, type ApiResponse, type TestServer } from '../helpers/testServer.js';
 
 const OWNER = 'shared-owner-42';
@@ -63,10 +64,9 @@ const boardCalls = [
   { name: 'POST /boards/:id/objects', method: 'POST', suffix: '/objects', body: { type: 'note', data: { text: 'from B' }, position: { x: 0, y: 0 } } },
 ] as const;
 
-function expectForbiddenWithoutLeak(response: ApiResponse) {
-  expect(response.status).toBe(403);
-  expect(response.body).toMatchObject({ statusCode: 403, error: 'Forbidden' });
-  expect(typeof response.body.message).toBe('string');
+/** Asserts a 403 in the spec error body for `path` that leaks none of org A's secrets, in body or headers. */
+function expectForbiddenWithoutLeak(response: ApiResponse, path: string) {
+  expectErrorBody(response, { statusCode: 403, error: 'Forbidden', path: `/api/v1${path}` });
   const text = JSON.stringify(response.body);
   for (const secret of secrets) expect(text).not.toContain(secret);
   const headers: string[] = [];
@@ -96,14 +96,15 @@ const idsOf = (response: ApiResponse) => (response.body as Array<{ board_uuid: s
 describe('a board of another organization', () => {
   it.each(boardCalls)('$name answers 403 with the spec error body and no data of the board', async ({ method, suffix, body }) => {
     const before = await snapshotOfA();
-    expectForbiddenWithoutLeak(await asB(method, `/boards/${boardA.board_uuid}${suffix}`, body));
+    const path = `/boards/${boardA.board_uuid}${suffix}`;
+    expectForbiddenWithoutLeak(await asB(method, path, body), path);
     expect(await snapshotOfA()).toEqual(before);
   });
 
   it.each(boardCalls)('$name answers 403 for an archived board of another organization', async ({ method, suffix, body }) => {
-    const response = await asB(method, `/boards/${archivedA.board_uuid}${suffix}`, body);
-    expect(response.status).toBe(403);
-    expect(response.body).toMatchObject({ statusCode: 403, error: 'Forbidden' });
+    const path = `/boards/${archivedA.board_uuid}${suffix}`;
+    const response = await asB(method, path, body);
+    expectErrorBody(response, { statusCode: 403, error: 'Forbidden', path: `/api/v1${path}` });
     expect(JSON.stringify(response.body)).not.toContain(archivedA.title);
     const read = await server.api('GET', `/boards/${archivedA.board_uuid}`);
     expect(read.body).toMatchObject({ status: 'archived', title: archivedA.title });
@@ -166,9 +167,8 @@ describe('a board that does not exist', () => {
   it.each(boardCalls)('$name answers 404, not 403, to either organization', async ({ method, suffix, body }) => {
     const eventsBefore = server.events.length;
     for (const call of [asB, server.api]) {
-      const response = await call(method, `/boards/${randomUUID()}${suffix}`, body);
-      expect(response.status).toBe(404);
-      expect(response.body).toMatchObject({ statusCode: 404, error: 'Not Found' });
+      const path = `/boards/${randomUUID()}${suffix}`;
+      expectErrorBody(await call(method, path, body), { statusCode: 404, error: 'Not Found', path: `/api/v1${path}` });
     }
     expect(server.events.length).toBe(eventsBefore);
   });

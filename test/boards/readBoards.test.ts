@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { request, startTestServer, type ApiResponse, type TestServer } from '../helpers/testServer.js';
+import { expectErrorBody, ISO_TIMESTAMP } from '../helpers/assertions.js';
+import { request, startTestServer, type TestServer } from '../helpers/testServer.js';
 
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const LIST_ITEM_FIELDS = [
   'board_uuid',
   'title',
@@ -15,21 +15,6 @@ const LIST_ITEM_FIELDS = [
   'participants_count',
   'objects_count',
 ].sort();
-
-/** Asserts the spec's error body; for validation errors also that `details` names `field`. */
-function expectErrorBody(res: ApiResponse, statusCode: number, error: string, path: string, field?: string) {
-  expect(res.status).toBe(statusCode);
-  const { details, ...rest } = res.body;
-  expect(rest).toEqual({ statusCode, error, message: rest.message, timestamp: expect.stringMatching(ISO), path });
-  if (field === undefined) {
-    expect(typeof res.body.message).toBe('string');
-    return;
-  }
-  expect(Array.isArray(res.body.message)).toBe(true);
-  for (const line of res.body.message) expect(typeof line).toBe('string');
-  for (const item of details) expect(item).toEqual({ field: expect.any(String), message: expect.any(String) });
-  expect(details.map((d: { field: string }) => d.field)).toContain(field);
-}
 
 describe('reading boards', () => {
   let server: TestServer;
@@ -80,7 +65,7 @@ describe('reading boards', () => {
         owner_external_id: 'owner-a',
         status: 'active',
         created_at: active.created_at,
-        updated_at: expect.stringMatching(ISO),
+        updated_at: expect.stringMatching(ISO_TIMESTAMP),
         expires_at: active.expires_at,
         participants_count: 0,
         objects_count: 0,
@@ -116,11 +101,11 @@ describe('reading boards', () => {
 
     it('rejects an unknown status with 400', async () => {
       const res = await asLister('GET', '/boards?status=bogus');
-      expectErrorBody(res, 400, 'Bad Request', '/api/v1/boards', 'status');
+      expectErrorBody(res, { statusCode: 400, error: 'Bad Request', path: '/api/v1/boards', field: 'status' });
     });
 
     it('answers 401 without an API key', async () => {
-      expectErrorBody(await noKey('/boards'), 401, 'Unauthorized', '/api/v1/boards');
+      expectErrorBody(await noKey('/boards'), { statusCode: 401, error: 'Unauthorized', path: '/api/v1/boards' });
     });
   });
 
@@ -150,11 +135,15 @@ describe('reading boards', () => {
 
     it('rejects a request without externalId with 400', async () => {
       const res = await server.api('GET', '/boards/by-owner');
-      expectErrorBody(res, 400, 'Bad Request', '/api/v1/boards/by-owner', 'externalId');
+      expectErrorBody(res, { statusCode: 400, error: 'Bad Request', path: '/api/v1/boards/by-owner', field: 'externalId' });
     });
 
     it('answers 401 without an API key', async () => {
-      expectErrorBody(await noKey('/boards/by-owner?externalId=x'), 401, 'Unauthorized', '/api/v1/boards/by-owner');
+      expectErrorBody(await noKey('/boards/by-owner?externalId=x'), {
+        statusCode: 401,
+        error: 'Unauthorized',
+        path: '/api/v1/boards/by-owner',
+      });
     });
   });
 
@@ -207,16 +196,20 @@ describe('reading boards', () => {
 
     it('answers 404 for an unknown board uuid', async () => {
       const path = `/boards/${randomUUID()}`;
-      expectErrorBody(await server.api('GET', path), 404, 'Not Found', `/api/v1${path}`);
+      expectErrorBody(await server.api('GET', path), { statusCode: 404, error: 'Not Found', path: `/api/v1${path}` });
     });
 
     it('answers 404 for an id that is not a uuid', async () => {
-      expectErrorBody(await server.api('GET', '/boards/not-a-uuid'), 404, 'Not Found', '/api/v1/boards/not-a-uuid');
+      expectErrorBody(await server.api('GET', '/boards/not-a-uuid'), {
+        statusCode: 404,
+        error: 'Not Found',
+        path: '/api/v1/boards/not-a-uuid',
+      });
     });
 
     it('answers 401 without an API key', async () => {
       const path = `/boards/${board.board_uuid}`;
-      expectErrorBody(await noKey(path), 401, 'Unauthorized', `/api/v1${path}`);
+      expectErrorBody(await noKey(path), { statusCode: 401, error: 'Unauthorized', path: `/api/v1${path}` });
     });
   });
 
@@ -230,13 +223,13 @@ describe('reading boards', () => {
 
     it('answers 404 for an unknown board', async () => {
       const path = `/boards/${randomUUID()}/access-links`;
-      expectErrorBody(await server.api('GET', path), 404, 'Not Found', `/api/v1${path}`);
+      expectErrorBody(await server.api('GET', path), { statusCode: 404, error: 'Not Found', path: `/api/v1${path}` });
     });
 
     it('answers 401 without an API key', async () => {
       const created = await server.api('POST', '/boards', { title: 'Links 401' });
       const path = `/boards/${created.body.board_uuid}/access-links`;
-      expectErrorBody(await noKey(path), 401, 'Unauthorized', `/api/v1${path}`);
+      expectErrorBody(await noKey(path), { statusCode: 401, error: 'Unauthorized', path: `/api/v1${path}` });
     });
   });
 });

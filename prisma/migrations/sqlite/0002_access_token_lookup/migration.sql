@@ -1,0 +1,10 @@
+-- AlterTable
+ALTER TABLE "boards" ADD COLUMN "guest_token_hash" TEXT;
+ALTER TABLE "boards" ADD COLUMN "host_token_hash" TEXT;
+
+-- CreateIndex
+CREATE UNIQUE INDEX "boards_host_token_hash_key" ON "boards"("host_token_hash");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "boards_guest_token_hash_key" ON "boards"("guest_token_hash");
+

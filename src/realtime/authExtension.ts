@@ -1,0 +1,32 @@
+import type { Extension, onAuthenticatePayload } from '@hocuspocus/server';
+import type { BoardAccess } from '../boards/boardAccess.js';
+import { AppError, errors } from '../errors.js';
+import { CloseEvents, closeEventFor } from './closeEvents.js';
+import { boardIdOfDocument } from './documentContext.js';
+import type { SocketContext } from './socketContext.js';
+
+/**
+ * Decides, per document a socket opens, whether its board token lets it in. The token
+ * comes from the socket URL (checked at upgrade) or from the provider's `token` option.
+ * A socket whose token is invalid, expired or for another board is closed with 1008.
+ */
+export class AuthExtension implements Extension {
+  extensionName = 'auth';
+  priority = 300;
+
+  constructor(private readonly access: BoardAccess) {}
+
+  async onAuthenticate({ token, documentName, context }: onAuthenticatePayload): Promise<Partial<SocketContext>> {
+    const socket = context as SocketContext;
+    try {
+      const grant = socket.grant ?? (await this.access.authenticate(token));
+      if (boardIdOfDocument(documentName) !== grant.board.id) {
+        throw errors.unauthorized('The token is not valid for this document');
+      }
+      return { grant, boardId: grant.board.id, organizationId: grant.board.organizationId, userId: socket.identity.userId };
+    } catch (error) {
+      socket.closeSocket(error instanceof AppError ? closeEventFor(error) : CloseEvents.Unavailable);
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,54 @@
+import type { AppError } from '../errors.js';
+import { assertNever } from '../util/assertNever.js';
+
+/** A WebSocket close code and reason. */
+export interface CloseEvent {
+  code: number;
+  reason: string;
+}
+
+/** Every close code the service sends on its sockets, in one place. */
+export const CloseEvents = {
+  /** Invalid, expired or foreign board token (SPEC: 1008 policy violation). */
+  InvalidToken: { code: 1008, reason: 'invalid-token' },
+  /** The token is valid but the board's rules refuse this participant. */
+  Forbidden: { code: 4403, reason: 'forbidden' },
+  /** `config.max_participants` reached. */
+  BoardFull: { code: 4409, reason: 'board-full' },
+  /** The connection sent far more than the message rate limit allows. */
+  RateLimited: { code: 4429, reason: 'rate-limited' },
+  /** The host ended the session (`POST /end-session`); clients may join again. */
+  SessionEnded: { code: 4000, reason: 'session-ended' },
+  /** The board was deleted. */
+  BoardDeleted: { code: 4404, reason: 'board-deleted' },
+  /** The server is shutting down; reconnect later. */
+  ServiceRestart: { code: 1012, reason: 'service-restart' },
+  /** The document could not be loaded; nothing was served, reconnect later. */
+  Unavailable: { code: 1011, reason: 'document-unavailable' },
+} as const satisfies Record<string, CloseEvent>;
+
+/** The close event for a catalogue error raised while admitting a connection. */
+export function closeEventFor(error: AppError): CloseEvent {
+  switch (error.kind) {
+    case 'unauthorized':
+    case 'gone':
+    case 'not_found':
+      return CloseEvents.InvalidToken;
+    case 'forbidden':
+    case 'payment_required':
+      return CloseEvents.Forbidden;
+    case 'conflict':
+      return CloseEvents.BoardFull;
+    case 'too_many_requests':
+      return CloseEvents.RateLimited;
+    case 'bad_request':
+    case 'payload_too_large':
+    case 'unprocessable':
+      return CloseEvents.Forbidden;
+    case 'internal':
+    case 'unavailable':
+      return CloseEvents.Unavailable;
+    default:
+      return assertNever(error.kind);
+  }
+}

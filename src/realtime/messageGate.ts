@@ -1,0 +1,152 @@
+import * as Y from 'yjs';
+import { encodeUpdateFrame, MessageType, peekFrame, SyncStep } from './frames.js';
+
+/** Limits of one connection's incoming messages. */
+export interface MessageGateLimits {
+  /** Messages per second let through at once (SPEC: 10 per connection). @default 10 */
+  perSecond: number;
+  /** Messages per second beyond which the connection is flooding and is closed. @default 100 */
+  floodPerSecond: number;
+  /** Bytes that may wait in the gate before the connection counts as flooding. @default 8 MiB */
+  maxHeldBytes: number;
+}
+
+export const DEFAULT_GATE_LIMITS: MessageGateLimits = { perSecond: 10, floodPerSecond: 100, maxHeldBytes: 8 * 1024 * 1024 };
+
+/** How often held messages are let through. */
+const DRAIN_INTERVAL_MS = 100;
+/** Seconds of flooding tolerated as a burst before the connection is closed. */
+const FLOOD_BURST_SECONDS = 3;
+
+export interface MessageGateHandlers {
+  /** Hands a message to Hocuspocus. */
+  deliver(data: Uint8Array): void;
+  /** `count` updates for `address` were merged into the one just delivered: they are owed acks. */
+  merged(address: string, count: number): void;
+  /** Tells the client its messages are being coalesced (at most once a second). */
+  notifyCoalescing(address: string, coalesced: number): void;
+  /** The connection floods far past the limit. */
+  flooding(): void;
+}
+
+interface Held {
+  updates: Uint8Array[];
+  awareness?: Uint8Array;
+  stateless: Uint8Array[];
+}
+
+/**
+ * Enforces the per-connection message rate without losing data: within the rate,
+ * messages pass at once; beyond it, Yjs updates of a document are merged into one,
+ * awareness keeps only its latest state, stateless messages wait in order, and all of it
+ * is let through at the allowed rate. Handshake messages (auth, sync steps, close) are
+ * never held. A connection sending far beyond the rate is reported as flooding.
+ */
+export class MessageGate {
+  private tokens: number;
+  private floodTokens: number;
+  private lastRefill: number;
+  private readonly held = new Map<string, Held>();
+  private heldBytes = 0;
+  private coalescedSinceNotice = 0;
+  private lastNotice = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private closed = false;
+
+  constructor(
+    private readonly handlers: MessageGateHandlers,
+    private readonly limits: MessageGateLimits = DEFAULT_GATE_LIMITS,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.tokens = limits.perSecond;
+    this.floodTokens = limits.floodPerSecond * FLOOD_BURST_SECONDS;
+    this.lastRefill = now();
+  }
+
+  receive(data: Uint8Array): void {
+    if (this.closed) return;
+    const header = peekFrame(data);
+    if (!header || !isRateLimited(header.type, header.syncStep)) return this.handlers.deliver(data);
+    this.refill();
+    this.floodTokens -= 1;
+    if (this.floodTokens < 0 || this.heldBytes > this.limits.maxHeldBytes) return this.flood();
+    if (this.tokens >= 1 && this.held.size === 0) {
+      this.tokens -= 1;
+      return this.handlers.deliver(data);
+    }
+    this.hold(header.address, header.type, data, header.update);
+  }
+
+  /** Stops the drain timer; held messages of a closed socket have nowhere to go. */
+  close(): void {
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  private hold(address: string, type: number, data: Uint8Array, update?: Uint8Array): void {
+    const held = this.held.get(address) ?? { updates: [], stateless: [] };
+    if (update) held.updates.push(update);
+    else if (type === MessageType.Awareness) held.awareness = data;
+    else held.stateless.push(data);
+    this.held.set(address, held);
+    this.heldBytes += data.byteLength;
+    this.coalescedSinceNotice += 1;
+    if (this.now() - this.lastNotice >= 1_000) {
+      this.lastNotice = this.now();
+      this.handlers.notifyCoalescing(address, this.coalescedSinceNotice);
+      this.coalescedSinceNotice = 0;
+    }
+    this.timer ??= setInterval(() => this.drain(), DRAIN_INTERVAL_MS);
+  }
+
+  private drain(): void {
+    this.refill();
+    for (const [address, held] of this.held) {
+      if (this.tokens < 1) return;
+      if (held.updates.length > 0) {
+        this.tokens -= 1;
+        const merged = held.updates.length === 1 ? held.updates[0]! : Y.mergeUpdates(held.updates);
+        if (held.updates.length > 1) this.handlers.merged(address, held.updates.length - 1);
+        held.updates = [];
+        this.handlers.deliver(encodeUpdateFrame(address, merged));
+      }
+      if (held.awareness && this.tokens >= 1) {
+        this.tokens -= 1;
+        this.handlers.deliver(held.awareness);
+        held.awareness = undefined;
+      }
+      while (held.stateless.length > 0 && this.tokens >= 1) {
+        this.tokens -= 1;
+        this.handlers.deliver(held.stateless.shift()!);
+      }
+      if (held.updates.length === 0 && !held.awareness && held.stateless.length === 0) this.held.delete(address);
+    }
+    if (this.held.size === 0) {
+      this.heldBytes = 0;
+      if (this.timer) clearInterval(this.timer);
+      this.timer = null;
+    }
+  }
+
+  private refill(): void {
+    const now = this.now();
+    const seconds = (now - this.lastRefill) / 1_000;
+    this.lastRefill = now;
+    this.tokens = Math.min(this.limits.perSecond, this.tokens + seconds * this.limits.perSecond);
+    const floodCapacity = this.limits.floodPerSecond * FLOOD_BURST_SECONDS;
+    this.floodTokens = Math.min(floodCapacity, this.floodTokens + seconds * this.limits.floodPerSecond);
+  }
+
+  private flood(): void {
+    this.close();
+    this.held.clear();
+    this.handlers.flooding();
+  }
+}
+
+/** Content messages count against the rate; the handshake never waits. */
+function isRateLimited(type: number, syncStep: number | undefined): boolean {
+  if (type === MessageType.Sync) return syncStep === SyncStep.Update;
+  return type === MessageType.Awareness || type === MessageType.Stateless;
+}

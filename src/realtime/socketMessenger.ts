@@ -1,0 +1,47 @@
+import type { Connection, Hocuspocus } from '@hocuspocus/server';
+import { SUBSCRIBABLE_EVENTS, type ServerMessage } from './messages.js';
+import type { SocketContext } from './socketContext.js';
+
+const subscribable = new Set<string>(SUBSCRIBABLE_EVENTS);
+
+/** Whether a connection's subscription lets `type` through (unsubscribable types always pass). */
+export function isSubscribed(context: SocketContext, type: string): boolean {
+  const events = context.subscriptions?.events;
+  if (!events || !subscribable.has(type)) return true;
+  return events.has('*') || events.has(type);
+}
+
+/** Sends server messages to sockets as Hocuspocus stateless messages, honouring `subscribe`. */
+export class SocketMessenger {
+  constructor(private readonly hocuspocus: Hocuspocus) {}
+
+  send(connection: Connection, message: ServerMessage): void {
+    if (isSubscribed(connection.context as SocketContext, message.type)) connection.sendStateless(JSON.stringify(message));
+  }
+
+  /** Sends to every connection of a board's main document that `include` accepts. */
+  broadcast(boardId: string, message: ServerMessage, include: (context: SocketContext) => boolean = () => true): void {
+    const document = this.hocuspocus.documents.get(boardId);
+    if (!document) return;
+    for (const connection of document.getConnections()) {
+      if (include(connection.context as SocketContext)) this.send(connection, message);
+    }
+  }
+
+  /** Closes every socket connected to a board's documents (zone documents included). */
+  closeBoardSockets(boardId: string, close: (context: SocketContext) => void): void {
+    const closed = new Set<string>();
+    for (const [name, document] of this.hocuspocus.documents) {
+      if (name !== boardId && !name.startsWith(`${boardId}/`)) continue;
+      for (const connection of document.getConnections()) {
+        const context = connection.context as SocketContext;
+        if (context.socketId && !closed.has(context.socketId)) {
+          closed.add(context.socketId);
+          close(context);
+        } else if (!context.socketId) {
+          connection.close();
+        }
+      }
+    }
+  }
+}

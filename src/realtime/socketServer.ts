@@ -1,0 +1,121 @@
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Hocuspocus } from '@hocuspocus/server';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { BoardAccess, ParticipantIdentity } from '../boards/boardAccess.js';
+import { AppError } from '../errors.js';
+import { redactUrl, type Logger } from '../logger.js';
+import { CloseEvents, closeEventFor } from './closeEvents.js';
+import { DurableAckSocket } from './durableAckSocket.js';
+import { encodeStatelessFrame } from './frames.js';
+import { MessageGate, type MessageGateLimits, DEFAULT_GATE_LIMITS } from './messageGate.js';
+import type { SocketContext } from './socketContext.js';
+
+/** Where sockets connect (DESIGN.md section 2). */
+export const REALTIME_PATH = '/api/v1/realtime';
+/** Largest frame a client may send; bigger ones are closed by `ws` with 1009. */
+const MAX_FRAME_BYTES = 10 * 1024 * 1024;
+
+export interface SocketServerDependencies {
+  hocuspocus: Hocuspocus;
+  access: BoardAccess;
+  whenDurable(documentName: string): Promise<void>;
+  logger: Logger;
+  gateLimits?: MessageGateLimits;
+}
+
+/** The participant identity a client declares in the socket URL. */
+function identityOf(params: URLSearchParams): ParticipantIdentity {
+  const userId = params.get('user_id') || params.get('userId') || null;
+  const externalUserId = params.get('external_user_id') || null;
+  return {
+    userId: userId?.slice(0, 255) ?? null,
+    userName: params.get('user_name')?.slice(0, 255) || null,
+    userType: externalUserId ? 'verified-student' : userId ? 'authenticated' : 'anonymous',
+    externalUserId,
+    externalSource: params.get('external_source') || null,
+  };
+}
+
+/**
+ * Accepts WebSocket upgrades on REALTIME_PATH of the HTTP server and hands each socket to
+ * Hocuspocus, through the message gate (rate limit) and the durable-ack socket. A token in
+ * the URL is checked before anything else happens: an invalid one closes with 1008.
+ */
+export function attachSocketServer(server: Server, deps: SocketServerDependencies): { close(): void } {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
+  const log = deps.logger.child({ component: 'socket' });
+
+  const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (url.pathname !== REALTIME_PATH) {
+      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => void accept(ws, req, url));
+  };
+
+  async function accept(ws: WebSocket, req: IncomingMessage, url: URL): Promise<void> {
+    const early: Uint8Array[] = [];
+    let handle: ((data: Uint8Array) => void) | null = null;
+    ws.on('message', (data: Buffer) => (handle ? handle(new Uint8Array(data)) : early.push(new Uint8Array(data))));
+    const context: SocketContext = {
+      socketId: randomBytes(8).toString('hex'),
+      identity: identityOf(url.searchParams),
+      subscriptions: { events: null },
+      closeSocket: (event) => ws.close(event.code, event.reason),
+    };
+    const token = url.searchParams.get('token');
+    if (token) {
+      try {
+        context.grant = await deps.access.authenticate(token);
+      } catch (error) {
+        const event = error instanceof AppError ? closeEventFor(error) : CloseEvents.Unavailable;
+        log.info({ url: redactUrl(req.url ?? ''), code: event.code }, 'socket refused');
+        ws.close(event.code, event.reason);
+        return;
+      }
+    }
+    const socket = new DurableAckSocket(ws, deps.whenDurable);
+    const connection = deps.hocuspocus.handleConnection(socket, toRequest(req, url), context);
+    const gate = new MessageGate(
+      {
+        deliver: (data) => connection.handleMessage(data),
+        merged: (address, count) => socket.oweAcks(address, count),
+        notifyCoalescing: (address, coalesced) =>
+          socket.send(encodeStatelessFrame(address, { type: 'rate-limited', limit_per_second: (deps.gateLimits ?? DEFAULT_GATE_LIMITS).perSecond, coalesced })),
+        flooding: () => {
+          log.warn({ socket_id: context.socketId, board_id: context.grant?.board.id }, 'socket flooding; closed');
+          ws.close(CloseEvents.RateLimited.code, CloseEvents.RateLimited.reason);
+        },
+      },
+      deps.gateLimits,
+    );
+    handle = (data) => gate.receive(data);
+    early.splice(0).forEach(handle);
+    ws.on('close', (code, reason) => {
+      gate.close();
+      connection.handleClose({ code, reason: reason.toString() });
+    });
+    ws.on('error', (error) => log.debug({ err: error }, 'socket error'));
+  }
+
+  server.on('upgrade', onUpgrade);
+  return {
+    close() {
+      server.off('upgrade', onUpgrade);
+      for (const client of wss.clients) client.close(CloseEvents.ServiceRestart.code, CloseEvents.ServiceRestart.reason);
+      wss.close();
+    },
+  };
+}
+
+/** Hocuspocus reads headers and the query from a Fetch API Request. */
+function toRequest(req: IncomingMessage, url: URL): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+  }
+  return new Request(url.toString(), { headers });
+}
