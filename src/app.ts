@@ -39,6 +39,8 @@ export interface App {
   expirySweeper: ExpirySweeper;
   /** The development API key, when this start had to create the development organization. */
   developmentApiKey: string | null;
+  /** How many Yjs documents are loaded in memory now (read-only; tests check unloading). */
+  documentsLoaded(): number;
   close(): Promise<void>;
 }
 
@@ -109,6 +111,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     organizations,
     expirySweeper,
     developmentApiKey,
+    documentsLoaded: () => realtime.hocuspocus.getDocumentsCount(),
     close,
   };
 }

@@ -43,15 +43,16 @@ export class BoardAccess {
     return { board, role };
   }
 
-  /**
-   * Decides whether a participant may join: anonymous guests only where the board allows
-   * them, and nobody beyond `config.max_participants` (hosts are always let in).
-   */
-  admit(grant: BoardGrant, identity: ParticipantIdentity, connectedUserIds: ReadonlySet<string>): void {
-    const { config } = grant.board;
-    if (grant.role === 'guest' && identity.userType === 'anonymous' && !config.allow_anonymous) {
+  /** Anonymous guests only where the board allows them (checked before anything is served). */
+  checkIdentity(grant: BoardGrant, identity: ParticipantIdentity): void {
+    if (grant.role === 'guest' && identity.userType === 'anonymous' && !grant.board.config.allow_anonymous) {
       throw errors.forbidden('This board does not allow anonymous participants');
     }
+  }
+
+  /** Nobody beyond `config.max_participants` joins; hosts are always let in. */
+  checkCapacity(grant: BoardGrant, identity: ParticipantIdentity, connectedUserIds: ReadonlySet<string>): void {
+    const { config } = grant.board;
     const alreadyIn = identity.userId !== null && connectedUserIds.has(identity.userId);
     if (grant.role === 'guest' && !alreadyIn && connectedUserIds.size >= config.max_participants) {
       throw errors.conflict(`The board is full (${config.max_participants} participants)`);

@@ -23,10 +23,14 @@ export class AuthExtension implements Extension {
       if (boardIdOfDocument(documentName) !== grant.board.id) {
         throw errors.unauthorized('The token is not valid for this document');
       }
+      this.access.checkIdentity(grant, socket.identity);
       return { grant, boardId: grant.board.id, organizationId: grant.board.organizationId, userId: socket.identity.userId };
     } catch (error) {
-      socket.closeSocket(error instanceof AppError ? closeEventFor(error) : CloseEvents.Unavailable);
-      throw error;
+      const event = error instanceof AppError ? closeEventFor(error) : CloseEvents.Unavailable;
+      socket.closeSocket(event);
+      // A plain object, not an Error: Hocuspocus sends its `reason` in PermissionDenied and
+      // only logs errors that have a message (refused tokens are routine, not server errors).
+      throw { reason: event.reason };
     }
   }
 }

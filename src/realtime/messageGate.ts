@@ -31,8 +31,12 @@ export interface MessageGateHandlers {
 
 interface Held {
   updates: Uint8Array[];
+  /** Bytes of the frames the held updates arrived in. */
+  updateBytes: number;
   awareness?: Uint8Array;
   stateless: Uint8Array[];
+  /** Which kind of message goes first at the next drain: they take turns, so none starves. */
+  turn: number;
 }
 
 /**
@@ -85,10 +89,14 @@ export class MessageGate {
   }
 
   private hold(address: string, type: number, data: Uint8Array, update?: Uint8Array): void {
-    const held = this.held.get(address) ?? { updates: [], stateless: [] };
-    if (update) held.updates.push(update);
-    else if (type === MessageType.Awareness) held.awareness = data;
-    else held.stateless.push(data);
+    const held = this.held.get(address) ?? { updates: [], updateBytes: 0, stateless: [], turn: 0 };
+    if (update) {
+      held.updates.push(update);
+      held.updateBytes += data.byteLength;
+    } else if (type === MessageType.Awareness) {
+      this.heldBytes -= held.awareness?.byteLength ?? 0;
+      held.awareness = data;
+    } else held.stateless.push(data);
     this.held.set(address, held);
     this.heldBytes += data.byteLength;
     this.coalescedSinceNotice += 1;
@@ -102,30 +110,48 @@ export class MessageGate {
 
   private drain(): void {
     this.refill();
-    for (const [address, held] of this.held) {
-      if (this.tokens < 1) return;
-      if (held.updates.length > 0) {
-        this.tokens -= 1;
-        const merged = held.updates.length === 1 ? held.updates[0]! : Y.mergeUpdates(held.updates);
-        if (held.updates.length > 1) this.handlers.merged(address, held.updates.length - 1);
-        held.updates = [];
-        this.handlers.deliver(encodeUpdateFrame(address, merged));
-      }
-      if (held.awareness && this.tokens >= 1) {
-        this.tokens -= 1;
-        this.handlers.deliver(held.awareness);
-        held.awareness = undefined;
-      }
-      while (held.stateless.length > 0 && this.tokens >= 1) {
-        this.tokens -= 1;
-        this.handlers.deliver(held.stateless.shift()!);
-      }
-      if (held.updates.length === 0 && !held.awareness && held.stateless.length === 0) this.held.delete(address);
+    // Documents and kinds of message take turns, so a steady stream of one cannot starve the others.
+    for (const [address, held] of [...this.held]) {
+      if (this.tokens < 1) break;
+      const releases = [() => this.releaseUpdates(address, held), () => this.releaseAwareness(held), () => this.releaseStateless(held)];
+      for (let i = 0; i < releases.length; i += 1) releases[(held.turn + i) % releases.length]!();
+      held.turn = (held.turn + 1) % releases.length;
+      this.held.delete(address);
+      if (held.updates.length > 0 || held.awareness || held.stateless.length > 0) this.held.set(address, held);
     }
     if (this.held.size === 0) {
       this.heldBytes = 0;
       if (this.timer) clearInterval(this.timer);
       this.timer = null;
+    }
+  }
+
+  private releaseUpdates(address: string, held: Held): void {
+    if (held.updates.length === 0 || this.tokens < 1) return;
+    this.tokens -= 1;
+    const merged = held.updates.length === 1 ? held.updates[0]! : Y.mergeUpdates(held.updates);
+    if (held.updates.length > 1) this.handlers.merged(address, held.updates.length - 1);
+    this.heldBytes -= held.updateBytes;
+    held.updates = [];
+    held.updateBytes = 0;
+    this.handlers.deliver(encodeUpdateFrame(address, merged));
+  }
+
+  private releaseAwareness(held: Held): void {
+    if (!held.awareness || this.tokens < 1) return;
+    this.tokens -= 1;
+    const awareness = held.awareness;
+    this.heldBytes -= awareness.byteLength;
+    held.awareness = undefined;
+    this.handlers.deliver(awareness);
+  }
+
+  private releaseStateless(held: Held): void {
+    while (held.stateless.length > 0 && this.tokens >= 1) {
+      this.tokens -= 1;
+      const message = held.stateless.shift()!;
+      this.heldBytes -= message.byteLength;
+      this.handlers.deliver(message);
     }
   }
 

@@ -4,7 +4,7 @@ import { objectsOf, readObject, readObjects, type BoardObject } from '../boards/
 import type { EventBus } from '../events/bus.js';
 import type { Logger } from '../logger.js';
 import { contextOfOrigin, isBoardDocument } from './documentContext.js';
-import type { UpdateJournal } from './updateJournal.js';
+import { committedVersionOf } from './persistenceExtension.js';
 
 /** One object's change within one transaction. */
 type ObjectChange =
@@ -25,7 +25,6 @@ export class ObjectEventsExtension implements Extension {
 
   constructor(
     private readonly bus: EventBus,
-    private readonly journal: UpdateJournal,
     private readonly logger: Logger,
   ) {}
 
@@ -50,11 +49,13 @@ export class ObjectEventsExtension implements Extension {
     if (!organizationId) return;
     const scope = { board_id: documentName, organization_id: organizationId };
     // The update reaches the journal right after observers run, in the same transaction
-    // cleanup; chaining on a promise puts `whenDurable` behind it.
+    // cleanup; chaining on a promise reads its commit only after that. The version is the one
+    // this transaction's update made, not whatever was committed by the time it is read.
     const next = this.settled(documentName)
-      .then(() => this.journal.whenDurable(documentName))
-      .then(async () => {
-        const version = this.journal.stateVersion(documentName) ?? 0;
+      .then(() => committedVersionOf(transaction))
+      .then(async (version) => {
+        // Never journaled (its document is being deleted): not durable, so no event.
+        if (version === undefined) return;
         for (const change of changes) await this.publishChange(scope, change, version, userId);
       })
       .catch((error) => this.logger.error({ err: error, board_id: documentName }, 'publishing object events failed'));

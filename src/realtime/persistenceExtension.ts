@@ -1,10 +1,23 @@
 import { Database } from '@hocuspocus/extension-database';
 import { isTransactionOrigin, type Extension, type afterLoadDocumentPayload } from '@hocuspocus/server';
+import type * as Y from 'yjs';
 import { objectsOf } from '../boards/boardObjects.js';
 import type { Logger } from '../logger.js';
 import type { DocumentStore } from '../store/documentStore.js';
 import { isBoardDocument } from './documentContext.js';
 import type { UpdateJournal } from './updateJournal.js';
+
+/** Transaction meta key: the promise of the state version the transaction's update made once committed. */
+const COMMITTED_VERSION = Symbol('committed state version');
+
+/**
+ * Resolves, once a transaction's update is committed, with the board `state.version` it made;
+ * undefined if the update was not journaled (a document being deleted, or another instance's).
+ * Readable once the transaction's cleanup is over (its `update` listeners ran), not in observers.
+ */
+export async function committedVersionOf(transaction: Y.Transaction): Promise<number | undefined> {
+  return (transaction.meta.get(COMMITTED_VERSION) as Promise<number | undefined> | undefined) ?? undefined;
+}
 
 /**
  * Persistence in two layers:
@@ -30,6 +43,9 @@ export class PersistenceExtension implements Extension {
   ) {
     this.database = new Database({
       fetch: async ({ documentName }) => {
+        // A previous instance of this document may have unloaded with updates still waiting
+        // for their commit; loading before they land would serve (and later store) less.
+        await this.journal.whenDurable(documentName);
         const { state, lastSeq } = await this.store.load(documentName);
         this.journal.noteLoaded(documentName, lastSeq);
         return state;
@@ -38,7 +54,14 @@ export class PersistenceExtension implements Extension {
         if (this.deleting.has(documentName)) return;
         // Read the watermark now: `state` was encoded in this same tick, so it holds every committed row.
         const uptoSeq = this.journal.lastCommittedSeq(documentName);
-        await this.store.saveSnapshot(documentName, state, uptoSeq);
+        try {
+          await this.store.saveSnapshot(documentName, state, uptoSeq);
+        } catch (error) {
+          // Every update is already in the update log, so a failed compaction loses nothing.
+          // Not rethrowing lets Hocuspocus unload the document instead of keeping it in memory
+          // forever (the leak of Hocuspocus #954); the next store compacts instead.
+          this.logger.error({ err: error, document: documentName }, 'snapshot failed; the update log still holds every change');
+        }
       },
     });
   }
@@ -50,14 +73,14 @@ export class PersistenceExtension implements Extension {
   async afterLoadDocument({ document, documentName }: afterLoadDocumentPayload): Promise<void> {
     // A plain 'update' listener runs synchronously at the end of each transaction, so the
     // update is in the journal before the code that made it can ask whether it is durable.
-    document.on('update', (update: Uint8Array, origin: unknown) => {
+    document.on('update', (update: Uint8Array, origin: unknown, _doc: Y.Doc, transaction: Y.Transaction) => {
       if (this.deleting.has(documentName)) return;
       // Another instance received it and persists it (multi-instance mode).
       if (isTransactionOrigin(origin) && origin.source === 'redis') return;
       const board = isBoardDocument(documentName)
         ? { id: documentName, objectsCount: objectsOf(document).size }
         : undefined;
-      this.journal.record(documentName, update, board);
+      transaction.meta.set(COMMITTED_VERSION, this.journal.record(documentName, update, board));
     });
   }
 

@@ -14,7 +14,7 @@ import type { SocketMessenger } from './socketMessenger.js';
 /**
  * Participants and sessions: a socket that opens a board's main document joins the board
  * as a participant (once per user, however many sockets), within the board's
- * `max_participants` and `allow_anonymous` rules. Raises session and participant events.
+ * `max_participants`. Raises session and participant events.
  */
 export class PresenceExtension implements Extension {
   extensionName = 'presence';
@@ -37,7 +37,7 @@ export class PresenceExtension implements Extension {
     const userId = identity.userId ?? `anonymous-${socket.socketId}`;
     try {
       // Checked and recorded with no await in between, so two sockets cannot both take the last seat.
-      this.deps.access.admit(grant, identity, this.deps.registry.userIds(grant.board.id));
+      this.deps.access.checkCapacity(grant, identity, this.deps.registry.userIds(grant.board.id));
     } catch (error) {
       socket.closeSocket(error instanceof AppError ? closeEventFor(error) : CloseEvents.Forbidden);
       return;

@@ -53,7 +53,7 @@ export function createRealtime(deps: RealtimeDependencies): Realtime {
   const journal = new UpdateJournal(store, logger);
   const registry = new PresenceRegistry();
   const persistence = new PersistenceExtension(store, journal, logger);
-  const objectEvents = new ObjectEventsExtension(bus, journal, logger);
+  const objectEvents = new ObjectEventsExtension(bus, logger);
   const hocuspocus = new Hocuspocus({
     quiet: true,
     debounce: 2_000,

@@ -34,7 +34,8 @@ function identityOf(params: URLSearchParams): ParticipantIdentity {
     userName: params.get('user_name')?.slice(0, 255) || null,
     userType: externalUserId ? 'verified-student' : userId ? 'authenticated' : 'anonymous',
     externalUserId,
-    externalSource: params.get('external_source') || null,
+    // SPEC: only a verified student carries external ids; a source without an external id is dropped.
+    externalSource: externalUserId ? params.get('external_source') || null : null,
   };
 }
 

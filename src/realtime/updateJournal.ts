@@ -9,6 +9,8 @@ interface PendingDocument {
   updates: Uint8Array[];
   board?: { id: string; objectsCount: number };
   waiters: Array<() => void>;
+  /** Per update (its index in `updates`), who waits for the state version it made. */
+  versionWaiters: Array<{ index: number; resolve: (version: number | undefined) => void }>;
 }
 
 /**
@@ -20,7 +22,6 @@ interface PendingDocument {
 export class UpdateJournal {
   private pending = new Map<string, PendingDocument>();
   private readonly committedSeq = new Map<string, number>();
-  private readonly stateVersions = new Map<string, number>();
   private flushing: Promise<void> | null = null;
   private retryDelayMs = FIRST_RETRY_DELAY_MS;
   private retryTimer: NodeJS.Timeout | null = null;
@@ -31,13 +32,18 @@ export class UpdateJournal {
     private readonly logger: Logger,
   ) {}
 
-  /** Queues an update of document `name` for the next group commit. */
-  record(name: string, update: Uint8Array, board?: { id: string; objectsCount: number }): void {
-    const entry = this.pending.get(name) ?? { updates: [], waiters: [] };
-    entry.updates.push(update);
+  /**
+   * Queues an update of document `name` for the next group commit. Resolves once it is
+   * committed, with the board's `state.version` this very update made (undefined for a
+   * zone document, a board deleted meanwhile, or a forgotten document).
+   */
+  record(name: string, update: Uint8Array, board?: { id: string; objectsCount: number }): Promise<number | undefined> {
+    const entry = this.pending.get(name) ?? { updates: [], waiters: [], versionWaiters: [] };
+    const index = entry.updates.push(update) - 1;
     if (board) entry.board = board;
     this.pending.set(name, entry);
     this.scheduleFlush();
+    return new Promise((resolve) => entry.versionWaiters.push({ index, resolve }));
   }
 
   /** Resolves once every update recorded so far for `name` is committed. */
@@ -59,11 +65,6 @@ export class UpdateJournal {
     return this.committedSeq.get(name) ?? 0;
   }
 
-  /** The board's `state.version` as of the last commit this process made, if any. */
-  stateVersion(name: string): number | undefined {
-    return this.stateVersions.get(name);
-  }
-
   /** Resolves when the commit in flight (if any) has finished. */
   async idle(): Promise<void> {
     await this.flushing;
@@ -74,8 +75,8 @@ export class UpdateJournal {
     const entry = this.pending.get(name);
     this.pending.delete(name);
     this.committedSeq.delete(name);
-    this.stateVersions.delete(name);
     entry?.waiters.forEach((resolve) => resolve());
+    entry?.versionWaiters.forEach(({ resolve }) => resolve(undefined));
   }
 
   /** Commits whatever is pending, retrying until it is written. */
@@ -124,11 +125,14 @@ export class UpdateJournal {
   private onCommitted(batch: Map<string, PendingDocument>, results: Map<string, AppendResult>): void {
     for (const [name, entry] of batch) {
       const result = results.get(name);
-      if (result) {
-        this.committedSeq.set(name, Math.max(this.lastCommittedSeq(name), result.lastSeq));
-        if (result.stateVersion !== undefined) this.stateVersions.set(name, result.stateVersion);
-      }
+      if (result) this.committedSeq.set(name, Math.max(this.lastCommittedSeq(name), result.lastSeq));
       entry.waiters.forEach((resolve) => resolve());
+      // One commit raises the version by its update count at once: update i made the version
+      // that many steps below the commit's last one.
+      const last = result?.stateVersion;
+      for (const { index, resolve } of entry.versionWaiters) {
+        resolve(last === undefined ? undefined : last - (entry.updates.length - 1 - index));
+      }
     }
   }
 
@@ -140,8 +144,10 @@ export class UpdateJournal {
         batch.set(name, later);
         continue;
       }
+      const offset = earlier.updates.length;
       earlier.updates.push(...later.updates);
       earlier.waiters.push(...later.waiters);
+      earlier.versionWaiters.push(...later.versionWaiters.map((waiter) => ({ ...waiter, index: waiter.index + offset })));
       if (later.board) earlier.board = later.board;
     }
     this.pending = batch;

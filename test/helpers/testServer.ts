@@ -1,4 +1,4 @@
-import { startApp, type App } from '../../src/app.js';
+import { startApp, type App, type AppOptions } from '../../src/app.js';
 import type { Clock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
 import type { BusEvent } from '../../src/events/types.js';
@@ -22,6 +22,8 @@ export interface TestServer {
   /** Every event published on the bus since the server started. */
   events: BusEvent[];
   /** Calls the API as the test organization (override headers to call as someone else). */
+  /** The WebSocket URL of a board access link (`?token=…`), plus extra query parameters. */
+  socketUrl(accessLink: string, params?: Record<string, string>): string;
   api<T = any>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse<T>>;
   /** Creates another organization and returns its API key. */
   newOrganization(plan?: Plan): Promise<{ apiKey: string; organizationId: string }>;
@@ -36,6 +38,8 @@ export interface TestServerOptions {
   env?: Record<string, string>;
   /** Reuse a database (restart tests); a new one is created otherwise. */
   database?: TestDatabase;
+  /** Wraps the Yjs document store, to inject storage failures and delays. */
+  decorateStore?: AppOptions['decorateStore'];
 }
 
 /** Sends a request to a running server and parses the JSON answer. */
@@ -74,7 +78,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     ...options.env,
   });
-  const app = await startApp({ config, clock: options.clock });
+  const app = await startApp({ config, clock: options.clock, decorateStore: options.decorateStore });
   const events: BusEvent[] = [];
   app.bus.subscribe((event) => {
     events.push(event);
@@ -87,6 +91,11 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     apiKey,
     organizationId: organization.id,
     events,
+    socketUrl(accessLink, params = {}) {
+      const token = new URL(accessLink).searchParams.get('token') ?? '';
+      const query = new URLSearchParams({ token, ...params });
+      return `${app.url.replace(/^http/, 'ws')}/api/v1/realtime?${query}`;
+    },
     api: (method, path, body, headers) =>
       request(app.url, method, `/api/v1${path}`, body, { 'x-api-key': apiKey, ...headers }),
     async newOrganization(plan = 'professional') {

@@ -1,0 +1,113 @@
+import { HocuspocusProvider, HocuspocusProviderWebsocket } from '@hocuspocus/provider';
+import WebSocket from 'ws';
+import * as Y from 'yjs';
+import { eventually } from './testServer.js';
+
+/** A real @hocuspocus/provider client on one board document, as a browser would run it. */
+export interface BoardClient {
+  doc: Y.Doc;
+  provider: HocuspocusProvider;
+  socket: HocuspocusProviderWebsocket;
+  /** Stateless messages the server sent, parsed. */
+  messages: Array<Record<string, any>>;
+  /** Close events of the socket (code and reason), newest last. */
+  closes: Array<{ code: number; reason: string }>;
+  /** Resolves once the provider is synced with the server. */
+  synced(): Promise<void>;
+  /** Resolves once the server acknowledged every local change as saved. */
+  saved(): Promise<void>;
+  sendStateless(message: unknown): void;
+  destroy(): void;
+}
+
+export interface BoardClientOptions {
+  /** The socket URL (see TestServer.socketUrl). */
+  url: string;
+  /** The document name: the board uuid, or a zone document name. */
+  name: string;
+  /** Sent as the Hocuspocus token; defaults to the URL's token. */
+  token?: string;
+  /** Reconnect after a close, as browsers do (the provider's default); off by default here so close tests stay closed. */
+  reconnect?: boolean;
+}
+
+/** Connects a real provider client and returns it (not yet synced: await `synced()`). */
+export function connectBoardClient({ url, name, token, reconnect = false }: BoardClientOptions): BoardClient {
+  const doc = new Y.Doc();
+  const messages: Array<Record<string, any>> = [];
+  const closes: Array<{ code: number; reason: string }> = [];
+  const socket = new HocuspocusProviderWebsocket({
+    url,
+    WebSocketPolyfill: WebSocket as unknown as typeof globalThis.WebSocket,
+    maxAttempts: reconnect ? 0 : 1,
+    onClose: ({ event }) => closes.push({ code: event.code, reason: String(event.reason ?? '') }),
+  });
+  const provider = new HocuspocusProvider({
+    websocketProvider: socket,
+    name,
+    document: doc,
+    token: token ?? new URL(url).searchParams.get('token') ?? '',
+    onStateless: ({ payload }) => messages.push(JSON.parse(payload)),
+  });
+  provider.attach();
+  if (!reconnect) {
+    // `maxAttempts` only bounds the attempts of one connect; after the server closes an
+    // established socket the provider connects anew. This runs after the provider's own
+    // close handler and cancels the reconnect it scheduled.
+    socket.on('close', () => socket.disconnect());
+  }
+  return {
+    doc,
+    provider,
+    socket,
+    messages,
+    closes,
+    synced: () => eventually(() => provider.isSynced, 10_000).then(() => undefined),
+    saved: () => eventually(() => provider.isSynced && provider.unsyncedChanges === 0, 10_000).then(() => undefined),
+    sendStateless: (message) => provider.sendStateless(JSON.stringify(message)),
+    destroy() {
+      provider.destroy();
+      socket.destroy();
+    },
+  };
+}
+
+/** Adds a board object to a client's document the way a browser client would. */
+export function addObject(doc: Y.Doc, object: { id: string; type?: string; data?: Record<string, unknown>; x?: number; y?: number; createdBy?: string }): void {
+  const fields = new Y.Map<unknown>([
+    ['id', object.id],
+    ['type', object.type ?? 'sticky'],
+    ['data', object.data ?? {}],
+    ['position', { x: object.x ?? 0, y: object.y ?? 0 }],
+    ['created_at', new Date().toISOString()],
+    ['created_by', object.createdBy ?? null],
+  ]);
+  doc.getMap('objects').set(object.id, fields);
+}
+
+/** How a raw WebSocket connection ended: whether it opened, its close code and reason, any error. */
+export interface RawSocketOutcome {
+  opened: boolean;
+  code: number;
+  reason: string;
+  error: Error | null;
+}
+
+/** Opens a plain `ws` WebSocket (no Hocuspocus protocol) and resolves once it closed. */
+export function rawSocketOutcome(url: string, timeoutMs = 10_000): Promise<RawSocketOutcome> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url);
+    let opened = false;
+    let error: Error | null = null;
+    const timer = setTimeout(() => {
+      ws.terminate();
+      reject(new Error(`socket to ${url} did not close within ${timeoutMs} ms`));
+    }, timeoutMs);
+    ws.on('open', () => (opened = true));
+    ws.on('error', (err) => (error = err));
+    ws.on('close', (code, reason) => {
+      clearTimeout(timer);
+      resolve({ opened, code, reason: reason.toString(), error });
+    });
+  });
+}

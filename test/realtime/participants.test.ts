@@ -1,0 +1,378 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/clock.js';
+import type { BusEvent, EventName } from '../../src/events/types.js';
+import { addObject, connectBoardClient, type BoardClient } from '../helpers/realtimeClient.js';
+import { eventually, startTestServer, type TestServer } from '../helpers/testServer.js';
+
+const START = new Date('2031-03-01T09:00:00.000Z');
+const HEX_COLOR = /^#[0-9a-f]{6}$/i;
+
+interface CreatedBoard {
+  board_uuid: string;
+  title: string;
+  created_at: string;
+  access_links: { host: string; guest: string };
+}
+
+const clock = new ManualClock(START);
+let server: TestServer;
+let clients: BoardClient[] = [];
+
+beforeAll(async () => {
+  server = await startTestServer({ clock });
+});
+afterEach(() => {
+  for (const client of clients) client.destroy();
+  clients = [];
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+async function createBoard(body: Record<string, unknown> = {}): Promise<CreatedBoard> {
+  const created = await server.api('POST', '/boards', { title: `Board ${randomUUID().slice(0, 8)}`, ...body });
+  expect(created.status).toBe(201);
+  return created.body as CreatedBoard;
+}
+
+/** Connects a provider client to the board's document; `params` declare the participant (user_id, ...). */
+function connect(board: CreatedBoard, role: 'host' | 'guest', params: Record<string, string> = {}): BoardClient {
+  const client = connectBoardClient({ url: server.socketUrl(board.access_links[role], params), name: board.board_uuid });
+  clients.push(client);
+  return client;
+}
+
+interface Participant {
+  user_id: string;
+  role: string;
+  joined_at: string;
+  color: string;
+}
+
+async function readBoard(board: CreatedBoard, query = '?includeParticipants=true') {
+  const read = await server.api('GET', `/boards/${board.board_uuid}${query}`);
+  expect(read.status).toBe(200);
+  return read.body as { participants_count: number; participants?: Participant[] };
+}
+
+/** Waits until the board has exactly `count` participants and returns them. */
+async function participantsOnceThere(board: CreatedBoard, count: number): Promise<Participant[]> {
+  return (await eventually(async () => {
+    const body = await readBoard(board);
+    return body.participants!.length === count && body.participants_count === count ? body.participants : undefined;
+  }))!;
+}
+
+/** Connects a client, waits until it is synced and counted as the board's `count`th participant. */
+async function joinAs(board: CreatedBoard, role: 'host' | 'guest', params: Record<string, string>, count: number): Promise<BoardClient> {
+  const client = connect(board, role, params);
+  await client.synced();
+  await participantsOnceThere(board, count);
+  return client;
+}
+
+/** Events of one name published for one board, oldest first. */
+function eventsOf<N extends EventName>(name: N, board: CreatedBoard): Array<Extract<BusEvent, { name: N }>['payload']> {
+  return server.events.flatMap((event) => (event.name === name && event.payload.board_id === board.board_uuid ? [event.payload as never] : []));
+}
+
+/** Waits until `count` events of one name were published for the board (they follow the join) and returns them. */
+async function eventsOnceThere<N extends EventName>(name: N, board: CreatedBoard, count: number) {
+  await eventually(() => eventsOf(name, board).length >= count);
+  const events = eventsOf(name, board);
+  expect(events).toHaveLength(count);
+  return events;
+}
+
+const firstClose = async (client: BoardClient) => (await eventually(() => client.closes[0], 10_000))!;
+const listedCount = async (board: CreatedBoard) =>
+  ((await server.api('GET', '/boards')).body as Array<{ board_uuid: string; participants_count: number }>).find(
+    (item) => item.board_uuid === board.board_uuid,
+  )?.participants_count;
+
+describe('participants of a board', () => {
+  it('lists connected participants with user_id, role, joined_at and a hex color', async () => {
+    const board = await createBoard();
+    const joinedAt = clock.now().toISOString();
+    await joinAs(board, 'host', { user_id: 'teacher-1' }, 1);
+    await joinAs(board, 'guest', { user_id: 'student-1' }, 2);
+
+    const participants = await participantsOnceThere(board, 2);
+    expect(participants).toEqual([
+      { user_id: 'teacher-1', role: 'host', joined_at: joinedAt, color: expect.stringMatching(HEX_COLOR) },
+      { user_id: 'student-1', role: 'guest', joined_at: joinedAt, color: expect.stringMatching(HEX_COLOR) },
+    ]);
+
+    const withoutFlag = await readBoard(board, '');
+    expect(withoutFlag.participants_count).toBe(2);
+    expect(withoutFlag).not.toHaveProperty('participants');
+  });
+
+  it('reports participants_count in GET /boards/:id and GET /boards and drops it when they disconnect', async () => {
+    const board = await createBoard();
+    expect(await listedCount(board)).toBe(0);
+    const host = await joinAs(board, 'host', { user_id: 'teacher-2' }, 1);
+    const guest = await joinAs(board, 'guest', {}, 2);
+    expect(await listedCount(board)).toBe(2);
+
+    guest.destroy();
+    const left = await participantsOnceThere(board, 1);
+    expect(left.map((p) => p.user_id)).toEqual(['teacher-2']);
+    expect(await listedCount(board)).toBe(1);
+
+    host.destroy();
+    expect(await participantsOnceThere(board, 0)).toEqual([]);
+    expect(await listedCount(board)).toBe(0);
+  });
+
+  it('counts each anonymous socket as a participant of its own', async () => {
+    const board = await createBoard();
+    await joinAs(board, 'guest', {}, 1);
+    await joinAs(board, 'guest', {}, 2);
+    const participants = await participantsOnceThere(board, 2);
+    expect(new Set(participants.map((p) => p.user_id)).size).toBe(2);
+  });
+
+  it('counts two sockets of the same user_id as one participant until the last of them closes', async () => {
+    const board = await createBoard();
+    const first = await joinAs(board, 'guest', { user_id: 'twin' }, 1);
+    const second = connect(board, 'guest', { user_id: 'twin' });
+    await second.synced();
+    const observer = await joinAs(board, 'host', { user_id: 'observer' }, 2);
+    expect((await participantsOnceThere(board, 2)).map((p) => p.user_id)).toEqual(['twin', 'observer']);
+    expect((await eventsOnceThere('participant.joined', board, 2)).map((e) => e.user.user_id)).toEqual(['twin', 'observer']);
+    expect(observer.messages.filter((m) => m.type === 'participant:joined')).toEqual([]);
+
+    // Drop the first socket the way a closed tab does. The server removes its awareness state
+    // while handling the close, so once the observer sees that removal, the close was handled.
+    first.provider.setAwarenessField('tab', 'first');
+    await eventually(() => observer.provider.awareness!.getStates().get(first.doc.clientID)?.tab === 'first');
+    first.socket.disconnect();
+    await eventually(() => !observer.provider.awareness!.getStates().has(first.doc.clientID));
+    expect((await participantsOnceThere(board, 2)).map((p) => p.user_id)).toEqual(['twin', 'observer']);
+    expect(eventsOf('participant.left', board)).toEqual([]);
+
+    second.destroy();
+    const left = await eventually(() => observer.messages.find((m) => m.type === 'participant:left'));
+    expect(left).toEqual({ type: 'participant:left', user_id: 'twin', participant_count: 1 });
+    expect((await participantsOnceThere(board, 1)).map((p) => p.user_id)).toEqual(['observer']);
+    expect((await eventsOnceThere('participant.left', board, 1)).map((e) => e.user.user_id)).toEqual(['twin']);
+  });
+});
+
+describe('board config rules for joining', () => {
+  it('closes a third distinct guest with 4409 board-full when max_participants is 2, but lets a host in', async () => {
+    const board = await createBoard({ config: { max_participants: 2 } });
+    await joinAs(board, 'guest', { user_id: 'g1' }, 1);
+    await joinAs(board, 'guest', { user_id: 'g2' }, 2);
+
+    const third = connect(board, 'guest', { user_id: 'g3' });
+    expect(await firstClose(third)).toEqual({ code: 4409, reason: 'board-full' });
+    const anonymous = connect(board, 'guest');
+    expect(await firstClose(anonymous)).toEqual({ code: 4409, reason: 'board-full' });
+
+    const host = await joinAs(board, 'host', { user_id: 'teacher' }, 3);
+    expect(host.closes).toEqual([]);
+    expect((await participantsOnceThere(board, 3)).map((p) => p.user_id)).toEqual(['g1', 'g2', 'teacher']);
+    expect((await eventsOnceThere('participant.joined', board, 3)).map((e) => e.user.user_id)).toEqual(['g1', 'g2', 'teacher']);
+  });
+
+  it('gives the last seat to exactly one of several guests connecting at the same time', async () => {
+    const board = await createBoard({ config: { max_participants: 2 } });
+    await joinAs(board, 'guest', { user_id: 'seated' }, 1);
+    const racers = ['r1', 'r2', 'r3', 'r4'].map((id) => connect(board, 'guest', { user_id: id }));
+
+    await eventually(() => racers.filter((racer) => racer.closes.length > 0).length === 3, 10_000);
+    const [winner] = racers.filter((racer) => racer.closes.length === 0);
+    for (const racer of racers.filter((r) => r !== winner)) expect(racer.closes).toEqual([{ code: 4409, reason: 'board-full' }]);
+    await winner!.synced();
+    const seated = await participantsOnceThere(board, 2);
+    expect(seated[0]!.user_id).toBe('seated');
+    expect(['r1', 'r2', 'r3', 'r4']).toContain(seated[1]!.user_id);
+  });
+
+  it('lets a guest already in a full board open another socket', async () => {
+    const board = await createBoard({ config: { max_participants: 1 } });
+    await joinAs(board, 'guest', { user_id: 'solo' }, 1);
+    const again = connect(board, 'guest', { user_id: 'solo' });
+    await again.synced();
+    addObject(again.doc, { id: randomUUID() });
+    await again.saved();
+    expect(again.closes).toEqual([]);
+    expect(await participantsOnceThere(board, 1)).toHaveLength(1);
+  });
+
+  it('never lets a guest refused as board-full write into the board', async () => {
+    const board = await createBoard({ config: { max_participants: 1 } });
+    const member = await joinAs(board, 'guest', { user_id: 'member' }, 1);
+    const refused = connect(board, 'guest', { user_id: 'intruder' });
+    addObject(refused.doc, { id: 'intruder-object' });
+    expect((await firstClose(refused)).code).toBe(4409);
+
+    const id = randomUUID();
+    addObject(member.doc, { id });
+    await member.saved();
+    const objects = (await server.api('GET', `/boards/${board.board_uuid}`)).body.state.objects as Array<{ id: string }>;
+    expect(objects.map((o) => o.id)).toEqual([id]);
+    expect(member.doc.getMap('objects').has('intruder-object')).toBe(false);
+  });
+
+  it('closes an anonymous guest with 4403 when allow_anonymous is false, and admits a guest with user_id and a host', async () => {
+    const board = await createBoard({ config: { allow_anonymous: false } });
+    const anonymous = connect(board, 'guest');
+    expect(await firstClose(anonymous)).toEqual({ code: 4403, reason: 'forbidden' });
+    expect(await participantsOnceThere(board, 0)).toEqual([]);
+
+    const named = await joinAs(board, 'guest', { user_id: 'student-9' }, 1);
+    expect(named.closes).toEqual([]);
+    await joinAs(board, 'host', {}, 2);
+    expect((await eventsOnceThere('participant.joined', board, 2)).map((e) => e.user.user_type)).toEqual(['authenticated', 'anonymous']);
+  });
+});
+
+describe('participant and session events', () => {
+  it('publishes session.started when the first participant joins, once per session', async () => {
+    const board = await createBoard();
+    const startedAt = clock.now().toISOString();
+    await joinAs(board, 'host', { user_id: 'h' }, 1);
+    await joinAs(board, 'guest', { user_id: 'g' }, 2);
+    await eventsOnceThere('participant.joined', board, 2);
+    const started = eventsOf('session.started', board);
+    expect(started).toHaveLength(1);
+    expect(started[0]).toMatchObject({ board_id: board.board_uuid, organization_id: server.organizationId, started_at: startedAt });
+    const names = server.events.filter((e) => e.payload.board_id === board.board_uuid).map((e) => e.name);
+    expect(names.indexOf('session.started')).toBeLessThan(names.indexOf('participant.joined'));
+  });
+
+  it('publishes participant.joined with exactly the payload of the spec', async () => {
+    const board = await createBoard({ title: 'Physics 101', external_id: 'course-42', external_data: { course: 'physics', term: 3 } });
+    const joinedAt = clock.now().toISOString();
+    await joinAs(board, 'guest', { user_id: 'stu-7', user_name: 'Ada', external_user_id: 'lms-77', external_source: 'moodle' }, 1);
+
+    expect(await eventsOnceThere('participant.joined', board, 1)).toEqual([
+      {
+        board_id: board.board_uuid,
+        organization_id: server.organizationId,
+        board: { title: 'Physics 101', external_id: 'course-42', external_data: { course: 'physics', term: 3 }, created_at: board.created_at },
+        user: {
+          user_id: 'stu-7',
+          user_name: 'Ada',
+          user_role: 'guest',
+          user_type: 'verified-student',
+          external_user_id: 'lms-77',
+          external_source: 'moodle',
+        },
+        participant_count: 1,
+        joined_at: joinedAt,
+      },
+    ]);
+  });
+
+  // SPEC: verified-student carries external ids; authenticated and anonymous do not.
+  it.each([
+    ['authenticated for a user_id alone', 'host', { user_id: 'teacher-5' }, { user_id: 'teacher-5', user_role: 'host', user_type: 'authenticated' }],
+    [
+      'authenticated, with no external ids, for a user_id and an external_source',
+      'guest',
+      { user_id: 'student-5', external_source: 'moodle' },
+      { user_id: 'student-5', user_role: 'guest', user_type: 'authenticated' },
+    ],
+    ['anonymous without any id', 'guest', {}, { user_id: expect.any(String), user_role: 'guest', user_type: 'anonymous' }],
+    ['anonymous, with no external ids, for an external_source alone', 'guest', { external_source: 'moodle' }, { user_id: expect.any(String), user_role: 'guest', user_type: 'anonymous' }],
+  ] as const)('reports user_type %s in participant.joined', async (_case, role, params, expected) => {
+    const board = await createBoard();
+    await joinAs(board, role, params, 1);
+    const [joined] = await eventsOnceThere('participant.joined', board, 1);
+    expect(joined!.user).toEqual({ user_name: null, external_user_id: null, external_source: null, ...expected });
+    expect(joined!.board.external_data).toBeNull();
+    expect(joined!.participant_count).toBe(1);
+  });
+
+  it('publishes participant.left and then session.ended with the session duration from the clock', async () => {
+    const board = await createBoard();
+    const host = await joinAs(board, 'host', { user_id: 'h' }, 1);
+    const guest = await joinAs(board, 'guest', { user_id: 'g' }, 2);
+    const startedAt = clock.now().toISOString();
+    clock.advance(90_000);
+    const endedAt = clock.now().toISOString();
+
+    guest.destroy();
+    await eventually(() => eventsOf('participant.left', board).length === 1);
+    expect(eventsOf('participant.left', board)[0]).toMatchObject({
+      board_id: board.board_uuid,
+      organization_id: server.organizationId,
+      user: { user_id: 'g', user_role: 'guest' },
+      participant_count: 1,
+    });
+    expect(eventsOf('session.ended', board)).toEqual([]);
+
+    host.destroy();
+    await eventually(() => eventsOf('session.ended', board).length === 1);
+    const [ended] = eventsOf('session.ended', board);
+    expect(ended).toMatchObject({
+      board_id: board.board_uuid,
+      organization_id: server.organizationId,
+      session_id: eventsOf('session.started', board)[0]!.session_id,
+      started_at: startedAt,
+      ended_at: endedAt,
+      session_duration_seconds: 90,
+    });
+    expect(eventsOf('participant.left', board).map((e) => e.user.user_id)).toEqual(['g', 'h']);
+  });
+
+  it('ends the session when the host ends it over REST, and the next join starts a new one', async () => {
+    const board = await createBoard();
+    await joinAs(board, 'host', { user_id: 'h' }, 1);
+    await joinAs(board, 'guest', { user_id: 'g' }, 2);
+    expect((await server.api('POST', `/boards/${board.board_uuid}/end-session`)).status).toBe(200);
+
+    expect(await participantsOnceThere(board, 0)).toEqual([]);
+    expect((await eventsOnceThere('participant.left', board, 2)).map((e) => e.user.user_id).sort()).toEqual(['g', 'h']);
+    const [ended] = await eventsOnceThere('session.ended', board, 1);
+    await joinAs(board, 'guest', { user_id: 'g' }, 1);
+    const [, second] = await eventsOnceThere('session.started', board, 2);
+    expect(second!.session_id).not.toBe(ended!.session_id);
+  });
+
+  it('starts a new session when someone joins after the last participant left', async () => {
+    const board = await createBoard();
+    const first = await joinAs(board, 'guest', { user_id: 'early' }, 1);
+    first.destroy();
+    await eventually(() => eventsOf('session.ended', board).length === 1);
+    await joinAs(board, 'guest', { user_id: 'late' }, 1);
+    const sessions = (await eventsOnceThere('session.started', board, 2)).map((e) => e.session_id);
+    expect(sessions[0]).not.toBe(sessions[1]);
+  });
+});
+
+describe('presence messages on the socket', () => {
+  it('sends participant:joined and participant:left to the other clients but not to the one joining', async () => {
+    const board = await createBoard();
+    const host = await joinAs(board, 'host', { user_id: 'teacher' }, 1);
+    const guest = await joinAs(board, 'guest', { user_id: 'pupil' }, 2);
+
+    const joined = await eventually(() => host.messages.find((m) => m.type === 'participant:joined'));
+    const [pupil] = (await participantsOnceThere(board, 2)).filter((p) => p.user_id === 'pupil');
+    expect(joined).toEqual({ type: 'participant:joined', participant: pupil, participant_count: 2 });
+    expect(guest.messages.filter((m) => m.type === 'participant:joined')).toEqual([]);
+
+    guest.destroy();
+    const left = await eventually(() => host.messages.find((m) => m.type === 'participant:left'));
+    expect(left).toEqual({ type: 'participant:left', user_id: 'pupil', participant_count: 1 });
+  });
+
+  it("relays one client's awareness fields to another client", async () => {
+    const board = await createBoard();
+    const writer = await joinAs(board, 'guest', { user_id: 'cursor-owner' }, 1);
+    const reader = await joinAs(board, 'host', { user_id: 'watcher' }, 2);
+
+    writer.provider.setAwarenessField('cursor', { x: 12, y: 34 });
+    writer.provider.setAwarenessField('user', { name: 'Ada' });
+    const state = await eventually(() => {
+      const remote = reader.provider.awareness!.getStates().get(writer.doc.clientID);
+      return remote?.cursor && remote?.user && remote;
+    });
+    expect(state).toMatchObject({ cursor: { x: 12, y: 34 }, user: { name: 'Ada' } });
+  });
+});
