@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { PrismaClient } from '../../generated/sqlite/index.js';
+import { openUpdateLog, type UpdateLog } from './updateLog.js';
 
 export type { PrismaClient };
 /** A Prisma client or the transaction client handed to `$transaction(async (tx) => …)`. */
@@ -12,6 +13,8 @@ export type DatabaseFlavour = 'sqlite' | 'postgres';
 export interface Database {
   prisma: PrismaClient;
   flavour: DatabaseFlavour;
+  /** The Yjs update log, written through the driver directly (see updateLog.ts). */
+  updateLog: UpdateLog;
   close(): Promise<void>;
 }
 
@@ -40,7 +43,8 @@ export async function openDatabase(url: string): Promise<Database> {
     await prisma.$queryRawUnsafe('PRAGMA synchronous = NORMAL');
     await prisma.$queryRawUnsafe('PRAGMA foreign_keys = ON');
     await prisma.$queryRawUnsafe('PRAGMA busy_timeout = 5000');
-    return { prisma, flavour: 'sqlite', close: () => prisma.$disconnect() };
+    const updateLog = openUpdateLog(url, file);
+    return { prisma, flavour: 'sqlite', updateLog, close: () => closeBoth(prisma, updateLog) };
   }
   const [{ PrismaPg }, generated] = await Promise.all([
     import('@prisma/adapter-pg'),
@@ -48,5 +52,10 @@ export async function openDatabase(url: string): Promise<Database> {
   ]);
   const prisma = new generated.PrismaClient({ adapter: new PrismaPg({ connectionString: url }) }) as unknown as PrismaClient;
   await prisma.$queryRawUnsafe('SELECT 1');
-  return { prisma, flavour: 'postgres', close: () => prisma.$disconnect() };
+  const updateLog = openUpdateLog(url);
+  return { prisma, flavour: 'postgres', updateLog, close: () => closeBoth(prisma, updateLog) };
+}
+
+async function closeBoth(prisma: PrismaClient, updateLog: UpdateLog): Promise<void> {
+  await Promise.all([prisma.$disconnect(), updateLog.close()]);
 }

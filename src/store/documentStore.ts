@@ -40,29 +40,8 @@ export class DocumentStore {
   }
 
   /** Appends the updates of several documents in one transaction (a group commit). */
-  async append(batch: DocumentAppend[]): Promise<Map<string, AppendResult>> {
-    return this.database.prisma.$transaction(async (tx) => {
-      const results = new Map<string, AppendResult>();
-      const createdAt = new Date();
-      for (const entry of batch) {
-        const rows = await tx.documentUpdate.createManyAndReturn({
-          data: entry.updates.map((update) => ({ name: entry.name, update: Buffer.from(update), createdAt })),
-          select: { seq: true },
-        });
-        const result: AppendResult = { lastSeq: Math.max(...rows.map((row) => row.seq)) };
-        if (entry.board) {
-          // updateMany, not update: a board deleted meanwhile must not abort the whole commit.
-          await tx.board.updateMany({
-            where: { id: entry.board.id },
-            data: { stateVersion: { increment: entry.updates.length }, objectsCount: entry.board.objectsCount },
-          });
-          const board = await tx.board.findUnique({ where: { id: entry.board.id }, select: { stateVersion: true } });
-          if (board) result.stateVersion = board.stateVersion;
-        }
-        results.set(entry.name, result);
-      }
-      return results;
-    });
+  append(batch: DocumentAppend[]): Promise<Map<string, AppendResult>> {
+    return this.database.updateLog.append(batch);
   }
 
   /** Stores a compacted state covering every log row up to `uptoSeq`, and drops those rows. */
