@@ -28,6 +28,9 @@ export async function committedVersionOf(transaction: Y.Transaction): Promise<nu
  * A document that fails to load throws, so Hocuspocus refuses its connections instead of
  * serving (and later storing) an empty document.
  */
+/** Log rows a live document may gather before it is compacted into a snapshot. */
+const COMPACT_AFTER_UPDATES = 500;
+
 export class PersistenceExtension implements Extension {
   extensionName = 'persistence';
   /** Runs before extensions that read the loaded document. */
@@ -35,6 +38,8 @@ export class PersistenceExtension implements Extension {
   private readonly database: Database;
   /** Documents being deleted: nothing more is written for them. */
   private readonly deleting = new Set<string>();
+  /** Updates logged per document since its last snapshot. */
+  private readonly uncompacted = new Map<string, number>();
 
   constructor(
     private readonly store: DocumentStore,
@@ -68,7 +73,21 @@ export class PersistenceExtension implements Extension {
 
   onLoadDocument: Extension['onLoadDocument'] = (payload) => this.database.onLoadDocument(payload);
 
-  onStoreDocument: Extension['onStoreDocument'] = (payload) => this.database.onStoreDocument(payload);
+  /**
+   * Compacts a document that is being left (no connections) or whose log tail has grown
+   * past COMPACT_AFTER_UPDATES. Every update is durable in the log already, so compacting
+   * on Hocuspocus' 2 s / 10 s debounce would only spend CPU: encoding whole documents in
+   * bursts stalled fan-out (p99 over 200 ms at 1,000 clients).
+   */
+  onStoreDocument: Extension['onStoreDocument'] = async (payload) => {
+    const pending = this.uncompacted.get(payload.documentName) ?? 0;
+    // Connections now, not when the store was scheduled: the last one may have just left.
+    if (payload.document.getConnectionsCount() > 0 && pending < COMPACT_AFTER_UPDATES) return;
+    await this.database.onStoreDocument(payload);
+    const now = this.uncompacted.get(payload.documentName) ?? 0;
+    if (now - pending > 0) this.uncompacted.set(payload.documentName, now - pending);
+    else this.uncompacted.delete(payload.documentName);
+  };
 
   async afterLoadDocument({ document, documentName }: afterLoadDocumentPayload): Promise<void> {
     // A plain 'update' listener runs synchronously at the end of each transaction, so the
@@ -81,6 +100,7 @@ export class PersistenceExtension implements Extension {
         ? { id: documentName, objectsCount: objectsOf(document).size }
         : undefined;
       transaction.meta.set(COMMITTED_VERSION, this.journal.record(documentName, update, board));
+      this.uncompacted.set(documentName, (this.uncompacted.get(documentName) ?? 0) + 1);
     });
   }
 
@@ -93,6 +113,7 @@ export class PersistenceExtension implements Extension {
   /** Lets a name be used again once its deletion has finished and the document is unloaded. */
   async afterUnloadDocument({ documentName }: { documentName: string }): Promise<void> {
     this.deleting.delete(documentName);
+    this.uncompacted.delete(documentName);
     this.logger.debug({ document: documentName }, 'document unloaded');
   }
 }
