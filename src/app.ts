@@ -10,6 +10,7 @@ import { systemClock, type Clock } from './clock.js';
 import type { AppConfig } from './config.js';
 import { EventBus } from './events/bus.js';
 import { requireApiKey } from './http/auth.js';
+import { authenticateBoardCaller } from './http/boardCaller.js';
 import { createHttpApp } from './http/httpApp.js';
 import { createLogger, type Logger } from './logger.js';
 import { adminRoutes } from './organizations/adminRoutes.js';
@@ -77,7 +78,13 @@ export async function startApp(options: AppOptions): Promise<App> {
   const expirySweeper = new ExpirySweeper(boards, config.expirySweepIntervalMs, logger);
   const api = Router();
   api.use('/admin', adminRoutes(organizations, config.adminToken));
-  api.use('/boards', requireApiKey(organizations), boardRoutes(boards, realtime.documents));
+  api.use(
+    '/boards',
+    boardRoutes(boards, realtime.documents, {
+      organization: requireApiKey(organizations),
+      board: authenticateBoardCaller(organizations, access),
+    }),
+  );
   const app = createHttpApp({
     logger,
     now: () => clock.now(),

@@ -1,7 +1,9 @@
 import { Router, type RequestHandler } from 'express';
-import { organizationOf } from '../http/auth.js';
+import type { RequestHandler as Middleware } from 'express';
+import { callerOf } from '../http/boardCaller.js';
 import { validateBody, validateQuery } from '../http/validate.js';
 import type { BoardService } from './boardService.js';
+import { requireHost } from './caller.js';
 import { presentBoard, presentCreated, presentListItem } from './presenter.js';
 import type { BoardDocuments } from '../realtime/boardDocuments.js';
 import {
@@ -20,18 +22,27 @@ import {
 /** Removal date of the deprecated `POST /boards/create` path (SPEC Versioning). */
 const CREATE_ALIAS_SUNSET = 'Sun, 01 Mar 2026 00:00:00 GMT';
 
-/** The Boards API, mounted at /api/v1/boards behind `requireApiKey`. */
-export function boardRoutes(boards: BoardService, documents: BoardDocuments): Router {
+/** How the Boards API authenticates: organization-wide routes, and routes on one board. */
+export interface BoardRouteAuth {
+  /** `X-API-Key` only (creating and listing boards). */
+  organization: Middleware;
+  /** `X-API-Key`, or a board access token for that board. */
+  board: Middleware;
+}
+
+/** The Boards API, mounted at /api/v1/boards. */
+export function boardRoutes(boards: BoardService, documents: BoardDocuments, auth: BoardRouteAuth): Router {
   const router = Router();
   const participantsCount = (id: string) => documents.participants(id).length;
 
   const create: RequestHandler = async (req, res) => {
-    const board = await boards.create(organizationOf(res), req.body as CreateBoardInput);
+    const board = await boards.create(callerOf(res), req.body as CreateBoardInput);
     res.status(201).json(presentCreated(board, boards.accessLinks(board)));
   };
-  router.post('/', validateBody(createBoardSchema), create);
+  router.post('/', auth.organization, validateBody(createBoardSchema), create);
   router.post(
     '/create',
+    auth.organization,
     (_req, res, next) => {
       res.setHeader('Deprecation', 'true');
       res.setHeader('Sunset', CREATE_ALIAS_SUNSET);
@@ -42,30 +53,35 @@ export function boardRoutes(boards: BoardService, documents: BoardDocuments): Ro
     create,
   );
 
-  router.get('/', validateQuery(listBoardsQuerySchema), async (_req, res) => {
-    const list = await boards.list(organizationOf(res), res.locals.query.status as BoardStatus | undefined);
+  router.get('/', auth.organization, validateQuery(listBoardsQuerySchema), async (_req, res) => {
+    const list = await boards.list(callerOf(res), res.locals.query.status as BoardStatus | undefined);
     res.json(list.map((board) => presentListItem(board, participantsCount(board.id))));
   });
 
-  router.get('/by-owner', validateQuery(byOwnerQuerySchema), async (_req, res) => {
-    const list = await boards.listByOwner(organizationOf(res), res.locals.query.externalId as string);
+  router.get('/by-owner', auth.organization, validateQuery(byOwnerQuerySchema), async (_req, res) => {
+    const list = await boards.listByOwner(callerOf(res), res.locals.query.externalId as string);
     res.json(list.map((board) => presentListItem(board, participantsCount(board.id))));
   });
 
-  router.get('/:boardId', validateQuery(getBoardQuerySchema), async (req, res) => {
+  router.get('/:boardId', auth.board, validateQuery(getBoardQuerySchema), async (req, res) => {
     const { includeObjects, includeParticipants } = res.locals.query as { includeObjects: boolean; includeParticipants: boolean };
-    const board = await boards.get(organizationOf(res), req.params.boardId as string);
+    const board = await boards.get(callerOf(res), req.params.boardId as string);
     const objects = includeObjects ? await boards.objects(board) : undefined;
-    res.json(presentBoard(board, boards.accessLinks(board), { objects, participants: documents.participants(board.id), includeParticipants }));
+    const caller = callerOf(res);
+    const links = boards.accessLinks(board);
+    // A guest never sees the host link (it would make it a host).
+    const visibleLinks = caller.role === 'host' ? links : { guest: links.guest };
+    res.json(presentBoard(board, visibleLinks, { objects, participants: documents.participants(board.id), includeParticipants }));
   });
 
-  router.get('/:boardId/access-links', async (req, res) => {
-    const board = await boards.get(organizationOf(res), req.params.boardId as string);
+  router.get('/:boardId/access-links', auth.board, async (req, res) => {
+    const board = await boards.get(callerOf(res), req.params.boardId as string);
+    requireHost(callerOf(res), 'see the access links');
     res.json({ board_uuid: board.id, access_links: boards.accessLinks(board) });
   });
 
-  router.patch('/:boardId', validateBody(updateBoardSchema), async (req, res) => {
-    const board = await boards.update(organizationOf(res), req.params.boardId as string, req.body as UpdateBoardInput);
+  router.patch('/:boardId', auth.board, validateBody(updateBoardSchema), async (req, res) => {
+    const board = await boards.update(callerOf(res), req.params.boardId as string, req.body as UpdateBoardInput);
     res.json({
       board_uuid: board.id,
       title: board.title,
@@ -77,13 +93,13 @@ export function boardRoutes(boards: BoardService, documents: BoardDocuments): Ro
     });
   });
 
-  router.delete('/:boardId', async (req, res) => {
-    await boards.delete(organizationOf(res), req.params.boardId as string);
+  router.delete('/:boardId', auth.board, async (req, res) => {
+    await boards.delete(callerOf(res), req.params.boardId as string);
     res.status(204).end();
   });
 
-  router.post('/:boardId/end-session', async (req, res) => {
-    const { board, endedAt } = await boards.endSession(organizationOf(res), req.params.boardId as string);
+  router.post('/:boardId/end-session', auth.board, async (req, res) => {
+    const { board, endedAt } = await boards.endSession(callerOf(res), req.params.boardId as string);
     res.json({
       board_uuid: board.id,
       session_ended_at: endedAt.toISOString(),
@@ -92,13 +108,13 @@ export function boardRoutes(boards: BoardService, documents: BoardDocuments): Ro
     });
   });
 
-  router.post('/:boardId/duplicate', async (req, res) => {
-    const board = await boards.duplicate(organizationOf(res), req.params.boardId as string);
+  router.post('/:boardId/duplicate', auth.board, async (req, res) => {
+    const board = await boards.duplicate(callerOf(res), req.params.boardId as string);
     res.status(201).json({ ...presentCreated(board, boards.accessLinks(board)), source_board_uuid: req.params.boardId });
   });
 
-  router.patch('/:boardId/archive', async (req, res) => {
-    const { board, at } = await boards.toggleArchive(organizationOf(res), req.params.boardId as string);
+  router.patch('/:boardId/archive', auth.board, async (req, res) => {
+    const { board, at } = await boards.toggleArchive(callerOf(res), req.params.boardId as string);
     const archived = board.lifecycle.status === 'archived';
     res.json({
       board_uuid: board.id,
@@ -109,8 +125,8 @@ export function boardRoutes(boards: BoardService, documents: BoardDocuments): Ro
     });
   });
 
-  router.post('/:boardId/objects', validateBody(objectInputSchema), async (req, res) => {
-    const object = await boards.addObject(organizationOf(res), req.params.boardId as string, req.body as ObjectInput);
+  router.post('/:boardId/objects', auth.board, validateBody(objectInputSchema), async (req, res) => {
+    const object = await boards.addObject(callerOf(res), req.params.boardId as string, req.body as ObjectInput);
     res.status(201).json(object);
   });
 

@@ -3,10 +3,10 @@ import type { Clock } from '../clock.js';
 import { errors } from '../errors.js';
 import type { EventBus } from '../events/bus.js';
 import type { Logger } from '../logger.js';
-import type { Organization } from '../organizations/organizationService.js';
 import type { BoardDocuments } from '../realtime/boardDocuments.js';
 import type { Db } from '../store/database.js';
 import type { AccessTokens } from './accessTokens.js';
+import { requireHost, type Caller } from './caller.js';
 import { boardFromRow, configWithDefaults, DEFAULT_EXPIRES_IN_HOURS, type Board } from './board.js';
 import { putObjects, readObjects, type BoardObject } from './boardObjects.js';
 import type { AccessLinks } from './presenter.js';
@@ -44,36 +44,37 @@ export class BoardService {
     return { host: link('host'), guest: link('guest') };
   }
 
-  async create(organization: Organization, input: CreateBoardInput): Promise<Board> {
+  async create(caller: Caller, input: CreateBoardInput): Promise<Board> {
     const now = this.deps.clock.now();
     const objects = (input.initial_objects ?? []).map((object) => newObject(object, now));
-    return this.insertBoard(organization, { ...input, config: configWithDefaults(input.config) }, objects);
+    return this.insertBoard(caller, { ...input, config: configWithDefaults(input.config) }, objects);
   }
 
   /** Boards of the organization; archived ones only when asked for by status. */
-  async list(organization: Organization, status?: BoardStatus): Promise<Board[]> {
-    await this.expireOverdue(organization.id);
+  async list(caller: Caller, status?: BoardStatus): Promise<Board[]> {
+    await this.expireOverdue(caller.organizationId);
     const rows = await this.deps.db.board.findMany({
-      where: { organizationId: organization.id, status: status ?? { in: ['active', 'expired'] } },
+      where: { organizationId: caller.organizationId, status: status ?? { in: ['active', 'expired'] } },
       orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
     });
     return rows.map(boardFromRow);
   }
 
-  async listByOwner(organization: Organization, ownerExternalId: string): Promise<Board[]> {
-    await this.expireOverdue(organization.id);
+  async listByOwner(caller: Caller, ownerExternalId: string): Promise<Board[]> {
+    await this.expireOverdue(caller.organizationId);
     const rows = await this.deps.db.board.findMany({
-      where: { organizationId: organization.id, ownerExternalId },
+      where: { organizationId: caller.organizationId, ownerExternalId },
       orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
     });
     return rows.map(boardFromRow);
   }
 
   /** A board of the caller's organization: 404 if unknown, 403 if another's, 410 once expired. */
-  async get(organization: Organization, id: string, lookup: Lookup = {}): Promise<Board> {
+  async get(caller: Caller, id: string, lookup: Lookup = {}): Promise<Board> {
     const row = UUID.test(id) ? await this.deps.db.board.findUnique({ where: { id } }) : null;
     if (!row) throw errors.notFound('Board');
-    if (row.organizationId !== organization.id) throw errors.forbidden('This board belongs to another organization');
+    if (row.organizationId !== caller.organizationId) throw errors.forbidden('This board belongs to another organization');
+    if (caller.boardId !== null && caller.boardId !== row.id) throw errors.forbidden('The access token is for another board');
     let board = boardFromRow(row);
     if (board.lifecycle.status === 'active' && board.expiresAt <= this.deps.clock.now()) {
       await this.expire(board);
@@ -93,8 +94,9 @@ export class BoardService {
     }
   }
 
-  async update(organization: Organization, id: string, input: UpdateBoardInput): Promise<Board> {
-    const board = await this.get(organization, id);
+  async update(caller: Caller, id: string, input: UpdateBoardInput): Promise<Board> {
+    const board = await this.get(caller, id);
+    requireHost(caller, 'change the board');
     const now = this.deps.clock.now();
     const row = await this.deps.db.board.update({
       where: { id: board.id },
@@ -110,8 +112,9 @@ export class BoardService {
   }
 
   /** Deletes a board for good: its row, its documents, its tokens; connected clients are dropped. */
-  async delete(organization: Organization, id: string): Promise<void> {
-    const board = await this.get(organization, id, { allowExpired: true });
+  async delete(caller: Caller, id: string): Promise<void> {
+    const board = await this.get(caller, id, { allowExpired: true });
+    requireHost(caller, 'delete the board');
     const deleted = await this.deps.db.board.deleteMany({ where: { id: board.id } });
     await this.deps.documents.destroy(board.id);
     if (deleted.count === 0) return;
@@ -122,8 +125,9 @@ export class BoardService {
   }
 
   /** Disconnects every client; the board stays active and new clients may join. */
-  async endSession(organization: Organization, id: string): Promise<{ board: Board; endedAt: Date }> {
-    const board = await this.get(organization, id);
+  async endSession(caller: Caller, id: string): Promise<{ board: Board; endedAt: Date }> {
+    const board = await this.get(caller, id);
+    requireHost(caller, 'end the session');
     const endedAt = this.deps.clock.now();
     this.deps.documents.disconnectAll(board.id, 'session-ended');
     await this.deps.db.board.update({ where: { id: board.id }, data: { sessionEndedAt: endedAt } });
@@ -132,11 +136,12 @@ export class BoardService {
   }
 
   /** A new active board with the source's objects, config and webhook URL, and fresh tokens. */
-  async duplicate(organization: Organization, id: string): Promise<Board> {
-    const source = await this.get(organization, id);
+  async duplicate(caller: Caller, id: string): Promise<Board> {
+    const source = await this.get(caller, id);
+    requireHost(caller, 'duplicate the board');
     const objects = await this.objects(source);
     return this.insertBoard(
-      organization,
+      caller,
       {
         title: `${source.title} (Copy)`.slice(0, 255),
         external_id: source.externalId === null ? undefined : `${source.externalId}_copy`,
@@ -151,8 +156,9 @@ export class BoardService {
   }
 
   /** Archives an active board, or restores an archived one. */
-  async toggleArchive(organization: Organization, id: string): Promise<{ board: Board; at: Date }> {
-    const board = await this.get(organization, id);
+  async toggleArchive(caller: Caller, id: string): Promise<{ board: Board; at: Date }> {
+    const board = await this.get(caller, id);
+    requireHost(caller, 'archive or restore the board');
     const at = this.deps.clock.now();
     const archiving = board.lifecycle.status === 'active';
     const moved = await this.deps.db.board.updateMany({
@@ -169,10 +175,10 @@ export class BoardService {
   }
 
   /** Adds one object through the live document; resolves once it is durable. */
-  async addObject(organization: Organization, id: string, input: ObjectInput): Promise<BoardObject> {
-    const board = await this.get(organization, id);
-    const object = newObject(input, this.deps.clock.now());
-    await this.deps.documents.write(board.id, documentContext(board), (doc) => putObjects(doc, [object]));
+  async addObject(caller: Caller, id: string, input: ObjectInput): Promise<BoardObject> {
+    const board = await this.get(caller, id);
+    const object = newObject(input, this.deps.clock.now(), caller.userId);
+    await this.deps.documents.write(board.id, documentContext(board, caller.userId), (doc) => putObjects(doc, [object]));
     return object;
   }
 
@@ -208,7 +214,7 @@ export class BoardService {
   }
 
   /** Inserts the row, fills the live document, then announces the board. */
-  private async insertBoard(organization: Organization, input: CreateBoardInput, objects: BoardObject[]): Promise<Board> {
+  private async insertBoard(caller: Caller, input: CreateBoardInput, objects: BoardObject[]): Promise<Board> {
     const { db, clock, documents } = this.deps;
     const now = clock.now();
     const id = randomUUID();
@@ -219,7 +225,7 @@ export class BoardService {
     await db.board.create({
       data: {
         id,
-        organizationId: organization.id,
+        organizationId: caller.organizationId,
         title: input.title,
         externalId: input.external_id ?? null,
         ownerExternalId: input.owner_external_id ?? null,
@@ -248,7 +254,7 @@ export class BoardService {
         await documents.write(id, documentContext(created), (doc) => putObjects(doc, objects));
       } catch (error) {
         this.deps.logger.error({ err: error, board_id: id }, 'initial objects could not be saved; removing the board');
-        await this.delete(organization, id).catch(() => undefined);
+        await this.delete(caller, id).catch(() => undefined);
         throw error;
       }
     }
@@ -257,7 +263,7 @@ export class BoardService {
 }
 
 /** A new board object from client input. */
-function newObject(input: ObjectInput, now: Date): BoardObject {
+function newObject(input: ObjectInput, now: Date, createdBy: string | null = null): BoardObject {
   return {
     id: randomUUID(),
     type: input.type,
@@ -266,12 +272,12 @@ function newObject(input: ObjectInput, now: Date): BoardObject {
     width: input.width,
     height: input.height,
     created_at: now.toISOString(),
-    created_by: null,
+    created_by: createdBy,
   };
 }
 
-function documentContext(board: Board) {
-  return { boardId: board.id, organizationId: board.organizationId, userId: null };
+function documentContext(board: Board, userId: string | null = null) {
+  return { boardId: board.id, organizationId: board.organizationId, userId };
 }
 
 function eventSubject(board: Board) {

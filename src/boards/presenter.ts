@@ -42,7 +42,7 @@ export function presentListItem(board: Board, participantsCount: number) {
 /** The full board of GET /boards/<id>. */
 export function presentBoard(
   board: Board,
-  links: AccessLinks,
+  links: AccessLinks | Pick<AccessLinks, 'guest'>,
   view: { objects?: BoardObject[]; participants: ConnectedParticipant[]; includeParticipants: boolean },
 ) {
   return {
