@@ -12,6 +12,10 @@ import { EventBus } from './events/bus.js';
 import { requireApiKey } from './http/auth.js';
 import { authenticateBoardCaller } from './http/boardCaller.js';
 import { createHttpApp } from './http/httpApp.js';
+import { FrameDirectory } from './frames/frameDirectory.js';
+import { frameRoutes } from './frames/frameRoutes.js';
+import { FrameService } from './frames/frameService.js';
+import { ParticipantHistory } from './boards/participantHistory.js';
 import { createLogger, type Logger } from './logger.js';
 import { adminRoutes } from './organizations/adminRoutes.js';
 import { OrganizationService } from './organizations/organizationService.js';
@@ -62,7 +66,17 @@ export async function startApp(options: AppOptions): Promise<App> {
   const tokens = new AccessTokens(await serverSecret(db, 'board-token-key', clock.now()));
   const access = new BoardAccess({ db, clock, tokens });
   await access.backfillLookupHashes();
-  const realtime = createRealtime({ database, access, bus, clock, logger, decorateStore: options.decorateStore });
+  const frameDirectory = new FrameDirectory(db);
+  const realtime = createRealtime({
+    database,
+    access,
+    frames: frameDirectory,
+    history: new ParticipantHistory(db),
+    bus,
+    clock,
+    logger,
+    decorateStore: options.decorateStore,
+  });
 
   let developmentApiKey: string | null = null;
   if (config.bootstrapApiKey) await organizations.ensureBootstrapKey(config.bootstrapApiKey, config.bootstrapPlan);
@@ -75,15 +89,15 @@ export async function startApp(options: AppOptions): Promise<App> {
   const appUrl = config.appUrl ?? `http://localhost:${port}`;
 
   const boards = new BoardService({ db, clock, bus, documents: realtime.documents, tokens, appUrl, logger });
+  const frames = new FrameService({ db, directory: frameDirectory, clock, boards, documents: realtime.documents, listener: realtime.zones });
   const expirySweeper = new ExpirySweeper(boards, config.expirySweepIntervalMs, logger);
+  const boardAuth = authenticateBoardCaller(organizations, access);
   const api = Router();
   api.use('/admin', adminRoutes(organizations, config.adminToken));
   api.use(
     '/boards',
-    boardRoutes(boards, realtime.documents, {
-      organization: requireApiKey(organizations),
-      board: authenticateBoardCaller(organizations, access),
-    }),
+    boardRoutes(boards, realtime.documents, frames, { organization: requireApiKey(organizations), board: boardAuth }),
+    frameRoutes(frames, boardAuth),
   );
   const app = createHttpApp({
     logger,

@@ -6,6 +6,7 @@ import type { BoardService } from './boardService.js';
 import { requireHost } from './caller.js';
 import { presentBoard, presentCreated, presentListItem } from './presenter.js';
 import type { BoardDocuments } from '../realtime/boardDocuments.js';
+import type { FrameService } from '../frames/frameService.js';
 import {
   byOwnerQuerySchema,
   createBoardSchema,
@@ -31,7 +32,7 @@ export interface BoardRouteAuth {
 }
 
 /** The Boards API, mounted at /api/v1/boards. */
-export function boardRoutes(boards: BoardService, documents: BoardDocuments, auth: BoardRouteAuth): Router {
+export function boardRoutes(boards: BoardService, documents: BoardDocuments, frames: FrameService, auth: BoardRouteAuth): Router {
   const router = Router();
   const participantsCount = (id: string) => documents.participants(id).length;
 
@@ -65,9 +66,9 @@ export function boardRoutes(boards: BoardService, documents: BoardDocuments, aut
 
   router.get('/:boardId', auth.board, validateQuery(getBoardQuerySchema), async (req, res) => {
     const { includeObjects, includeParticipants } = res.locals.query as { includeObjects: boolean; includeParticipants: boolean };
-    const board = await boards.get(callerOf(res), req.params.boardId as string);
-    const objects = includeObjects ? await boards.objects(board) : undefined;
     const caller = callerOf(res);
+    const board = await boards.get(caller, req.params.boardId as string);
+    const objects = includeObjects ? await frames.objectsVisibleTo(caller, board) : undefined;
     const links = boards.accessLinks(board);
     // A guest never sees the host link (it would make it a host).
     const visibleLinks = caller.role === 'host' ? links : { guest: links.guest };

@@ -6,9 +6,9 @@ import { errors, type FieldError } from '../errors.js';
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
 /** Bodies are validated as sent: no coercion, so `"5"` is not a number. */
-const bodyAjv = new Ajv({ allErrors: true, strict: true, useDefaults: false });
+const bodyAjv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, strictRequired: false, useDefaults: false });
 /** Query strings only carry strings, so their schemas coerce `"true"` and `"10"`. */
-const queryAjv = new Ajv({ allErrors: true, strict: true, coerceTypes: true, useDefaults: true });
+const queryAjv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, strictRequired: false, coerceTypes: true, useDefaults: true });
 addFormats(bodyAjv);
 addFormats(queryAjv);
 

@@ -21,6 +21,8 @@ export const CloseEvents = {
   SessionEnded: { code: 4000, reason: 'session-ended' },
   /** The board was deleted. */
   BoardDeleted: { code: 4404, reason: 'board-deleted' },
+  /** A zone document the participant may not (or no longer) open. */
+  ZoneForbidden: { code: 4403, reason: 'zone-forbidden' },
   /** The server is shutting down; reconnect later. */
   ServiceRestart: { code: 1012, reason: 'service-restart' },
   /** The document could not be loaded; nothing was served, reconnect later. */

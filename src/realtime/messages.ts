@@ -1,3 +1,5 @@
+import type { FrameRecord } from '../frames/frame.js';
+
 /**
  * The stateless JSON messages of the realtime protocol (Hocuspocus stateless messages,
  * `{ "type": "<event>", ...payload }`). Types only; realtime/statelessExtension.ts dispatches.
@@ -30,6 +32,8 @@ export interface ParticipantView {
 
 /** Messages the server sends. */
 export type ServerMessage =
+  | { type: 'frame:created' | 'frame:updated'; frame: FrameRecord }
+  | { type: 'frame:deleted'; frame: FrameRecord | { id: string } }
   | { type: 'subscribed'; events: string[] }
   | { type: 'frame:navigate'; frameId: string; smooth: boolean; from: string }
   | { type: 'frame:lock'; frameId: string; lockMode: LockMode; from: string }

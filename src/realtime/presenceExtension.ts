@@ -1,5 +1,6 @@
 import type { Extension, connectedPayload, onDisconnectPayload } from '@hocuspocus/server';
 import type { BoardAccess } from '../boards/boardAccess.js';
+import type { ParticipantHistory } from '../boards/participantHistory.js';
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import type { EventBus } from '../events/bus.js';
@@ -22,6 +23,7 @@ export class PresenceExtension implements Extension {
   constructor(
     private readonly deps: {
       access: BoardAccess;
+      history: ParticipantHistory;
       registry: PresenceRegistry;
       messenger: SocketMessenger;
       bus: EventBus;
@@ -46,6 +48,9 @@ export class PresenceExtension implements Extension {
     const change = this.deps.registry.join(grant.board.id, { userId, identity, role: grant.role, socketId: socket.socketId }, now);
     connection.context.participant = this.deps.registry.get(grant.board.id, userId)?.view;
     connection.context.userId = userId;
+    await this.deps.history
+      .record(grant.board.id, userId, grant.role, now)
+      .catch((error) => this.deps.logger.error({ err: error, board_id: grant.board.id }, 'participant history not recorded'));
     if (change.kind !== 'joined') return;
     const board = grant.board;
     const scope = { board_id: board.id, organization_id: board.organizationId };

@@ -1,6 +1,8 @@
 import type { Server } from 'node:http';
 import { Hocuspocus } from '@hocuspocus/server';
 import type { BoardAccess } from '../boards/boardAccess.js';
+import type { ParticipantHistory } from '../boards/participantHistory.js';
+import type { FrameDirectory } from '../frames/frameDirectory.js';
 import type { Clock } from '../clock.js';
 import type { EventBus } from '../events/bus.js';
 import type { Logger } from '../logger.js';
@@ -17,6 +19,7 @@ import { attachSocketServer } from './socketServer.js';
 import { SocketMessenger } from './socketMessenger.js';
 import { StatelessExtension } from './statelessExtension.js';
 import { UpdateJournal } from './updateJournal.js';
+import { ZoneSync } from './zoneSync.js';
 
 /** How long shutdown waits for loaded documents to compact and unload. */
 const SHUTDOWN_UNLOAD_TIMEOUT_MS = 5_000;
@@ -24,6 +27,8 @@ const SHUTDOWN_UNLOAD_TIMEOUT_MS = 5_000;
 export interface RealtimeDependencies {
   database: Database;
   access: BoardAccess;
+  frames: FrameDirectory;
+  history: ParticipantHistory;
   bus: EventBus;
   clock: Clock;
   logger: Logger;
@@ -35,6 +40,8 @@ export interface RealtimeDependencies {
 /** The realtime side of the service, seen from the outside. */
 export interface Realtime {
   documents: BoardDocuments;
+  /** Applies frame changes to connected sockets (FrameService's listener). */
+  zones: ZoneSync;
   hocuspocus: Hocuspocus;
   /** Starts accepting sockets on the HTTP server's upgrade requests. */
   listen(server: Server): void;
@@ -46,7 +53,7 @@ export interface Realtime {
  * per concern. Multi-instance mode only adds extensions to this list.
  */
 export function createRealtime(deps: RealtimeDependencies): Realtime {
-  const { database, access, bus, clock } = deps;
+  const { database, access, frames, history, bus, clock } = deps;
   const logger = deps.logger.child({ component: 'realtime' });
   const plainStore = new DocumentStore(database);
   const store = deps.decorateStore ? deps.decorateStore(plainStore) : plainStore;
@@ -63,18 +70,20 @@ export function createRealtime(deps: RealtimeDependencies): Realtime {
   const messenger = new SocketMessenger(hocuspocus);
   hocuspocus.configure({
     extensions: [
-      new AuthExtension(access),
+      new AuthExtension(access, frames),
       persistence,
       objectEvents,
-      new PresenceExtension({ access, registry, messenger, bus, clock, logger }),
+      new PresenceExtension({ access, history, registry, messenger, bus, clock, logger }),
       new StatelessExtension({ registry, messenger, clock }),
     ],
   });
   const documents = new BoardDocuments(hocuspocus, store, journal, persistence, objectEvents, registry, messenger);
+  const zones = new ZoneSync(hocuspocus, messenger, documents);
   let sockets: { close(): void } | null = null;
 
   return {
     documents,
+    zones,
     hocuspocus,
     listen(server) {
       sockets = attachSocketServer(server, {
