@@ -88,7 +88,7 @@ export async function startApp(options: AppOptions): Promise<App> {
   const port = (server.address() as AddressInfo).port;
   const appUrl = config.appUrl ?? `http://localhost:${port}`;
 
-  const boards = new BoardService({ db, clock, bus, documents: realtime.documents, tokens, appUrl, logger });
+  const boards = new BoardService({ db, clock, bus, documents: realtime.documents, tokens, appUrl, frames: frameDirectory, logger });
   const frames = new FrameService({ db, directory: frameDirectory, clock, boards, documents: realtime.documents, listener: realtime.zones });
   const expirySweeper = new ExpirySweeper(boards, config.expirySweepIntervalMs, logger);
   const boardAuth = authenticateBoardCaller(organizations, access);

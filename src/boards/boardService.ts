@@ -3,6 +3,8 @@ import type { Clock } from '../clock.js';
 import { errors } from '../errors.js';
 import type { EventBus } from '../events/bus.js';
 import type { Logger } from '../logger.js';
+import type { FrameDirectory } from '../frames/frameDirectory.js';
+import { isForbiddenWrite } from '../frames/writeRules.js';
 import type { BoardDocuments } from '../realtime/boardDocuments.js';
 import type { Db } from '../store/database.js';
 import type { AccessTokens } from './accessTokens.js';
@@ -25,6 +27,8 @@ export interface BoardServiceDependencies {
   tokens: AccessTokens;
   /** Base of access links (`APP_URL`). */
   appUrl: string;
+  /** The zones whose areas guests may not write into. */
+  frames: FrameDirectory;
   logger: Logger;
 }
 
@@ -177,6 +181,10 @@ export class BoardService {
   /** Adds one object through the live document; resolves once it is durable. */
   async addObject(caller: Caller, id: string, input: ObjectInput): Promise<BoardObject> {
     const board = await this.get(caller, id);
+    const target = { kind: 'board', zones: await this.deps.frames.cachedFramesOfBoard(board.id) } as const;
+    if (isForbiddenWrite(caller, target, { before: null, after: input.position })) {
+      throw errors.forbidden("The position lies in a zone; its content belongs to the zone's document");
+    }
     const object = newObject(input, this.deps.clock.now(), caller.userId);
     await this.deps.documents.write(board.id, documentContext(board, caller.userId), (doc) => putObjects(doc, [object]));
     return object;

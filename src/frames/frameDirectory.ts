@@ -4,7 +4,25 @@ import { zoneAccess, type Viewer, type ZoneAccess } from './zonePermissions.js';
 
 /** Reads frames without a caller: for the socket side, which decides access per connection. */
 export class FrameDirectory {
+  /** Frames per board for the write check, which runs on every socket update. */
+  private readonly cache = new Map<string, Promise<Frame[]>>();
+
   constructor(private readonly db: Db) {}
+
+  /** The board's frames, cached until `invalidate` (every frame change calls it). */
+  cachedFramesOfBoard(boardId: string): Promise<Frame[]> {
+    let frames = this.cache.get(boardId);
+    if (!frames) {
+      frames = this.framesOfBoard(boardId);
+      this.cache.set(boardId, frames);
+      frames.catch(() => this.cache.delete(boardId));
+    }
+    return frames;
+  }
+
+  invalidate(boardId: string): void {
+    this.cache.delete(boardId);
+  }
 
   async framesOfBoard(boardId: string): Promise<Frame[]> {
     return (await this.db.frame.findMany({ where: { boardId } })).map(frameFromRow);

@@ -19,6 +19,7 @@ import { attachSocketServer } from './socketServer.js';
 import { SocketMessenger } from './socketMessenger.js';
 import { StatelessExtension } from './statelessExtension.js';
 import { UpdateJournal } from './updateJournal.js';
+import { WriteCheckExtension } from './writeCheckExtension.js';
 import { ZoneSync } from './zoneSync.js';
 
 /** How long shutdown waits for loaded documents to compact and unload. */
@@ -71,6 +72,7 @@ export function createRealtime(deps: RealtimeDependencies): Realtime {
   hocuspocus.configure({
     extensions: [
       new AuthExtension(access, frames),
+      new WriteCheckExtension(frames),
       persistence,
       objectEvents,
       new PresenceExtension({ access, history, registry, messenger, bus, clock, logger }),
@@ -78,7 +80,7 @@ export function createRealtime(deps: RealtimeDependencies): Realtime {
     ],
   });
   const documents = new BoardDocuments(hocuspocus, store, journal, persistence, objectEvents, registry, messenger);
-  const zones = new ZoneSync(hocuspocus, messenger, documents);
+  const zones = new ZoneSync(hocuspocus, messenger, documents, frames);
   let sockets: { close(): void } | null = null;
 
   return {

@@ -3,6 +3,7 @@ import * as Y from 'yjs';
 import type { Board } from '../boards/board.js';
 import { objectsOf, readObject } from '../boards/boardObjects.js';
 import { presentFrame, zoneDocumentName, type Frame } from '../frames/frame.js';
+import type { FrameDirectory } from '../frames/frameDirectory.js';
 import type { FrameChangeListener } from '../frames/frameService.js';
 import { contains, isZone, zoneAccess, type Viewer } from '../frames/zonePermissions.js';
 import type { BoardDocuments } from './boardDocuments.js';
@@ -27,9 +28,11 @@ export class ZoneSync implements FrameChangeListener {
     private readonly hocuspocus: Hocuspocus,
     private readonly messenger: SocketMessenger,
     private readonly documents: BoardDocuments,
+    private readonly frames: FrameDirectory,
   ) {}
 
   async frameChanged(board: Board, before: Frame | null, after: Frame): Promise<void> {
+    this.frames.invalidate(board.id);
     this.announce(board.id, before, after);
     this.reauthorize(board.id, after);
     if (before && isZone(before)) await this.carryObjects(board, before, after);
