@@ -36,7 +36,7 @@ const zones: Frame[] = Array.from({ length: 30 }, (_, i) => ({
 function moveUpdate(doc: Y.Doc, moved: number): Uint8Array {
   const replica = new Y.Doc();
   Y.applyUpdate(replica, Y.encodeStateAsUpdate(doc));
-  let update = new Uint8Array();
+  let update: Uint8Array = new Uint8Array();
   replica.on('update', (u: Uint8Array) => (update = u));
   const objects = replica.getMap<Y.Map<unknown>>('objects');
   replica.transact(() => {

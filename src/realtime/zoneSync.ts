@@ -44,12 +44,19 @@ export class ZoneSync implements FrameChangeListener {
     const type = before === null ? 'frame:created' : archived ? 'frame:deleted' : 'frame:updated';
     const message: ServerMessage = { type, frame: record };
     const gone: ServerMessage = { type: 'frame:deleted', frame: { id: after.id } };
+    // A lock mode set over REST reaches clients the way a host's `frame:lock` does.
+    const lock: ServerMessage | null =
+      before && before.lockMode !== after.lockMode ? { type: 'frame:lock', frameId: after.id, lockMode: after.lockMode, from: 'api' } : null;
     const document = this.hocuspocus.documents.get(boardId);
     for (const connection of document?.getConnections() ?? []) {
       const viewer = viewerOf(connection.context as SocketContext);
       if (!viewer) continue;
-      if (zoneAccess(after, viewer) !== 'none') this.messenger.send(connection, message);
-      else if (before && zoneAccess(before, viewer) !== 'none') this.messenger.send(connection, gone);
+      if (zoneAccess(after, viewer) !== 'none') {
+        this.messenger.send(connection, message);
+        if (lock) this.messenger.send(connection, lock);
+      } else if (before && zoneAccess(before, viewer) !== 'none') {
+        this.messenger.send(connection, gone);
+      }
     }
   }
 
