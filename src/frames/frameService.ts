@@ -47,9 +47,9 @@ export class FrameService {
     const participantId = userId ? null : (input.assigned_participant_id ?? null);
     const zone = userId !== null || participantId !== null;
     if (input.zone_visibility !== undefined && !zone) {
-      throw errors.badRequest('Creating a zone requires assigned_participant_id or assigned_user_id', [
-        { field: 'assigned_participant_id', message: 'is required for a zone (or assigned_user_id)' },
-      ]);
+      // A validation error like the schema's: `message` lists `<field> <problem>`, `details` the same.
+      const missing = { field: 'assigned_participant_id', message: 'is required for a zone (or assigned_user_id)' };
+      throw errors.badRequest([`${missing.field} ${missing.message}`], [missing]);
     }
     if (zone) requireHost(caller, 'create zones');
     return this.locked(board.id, async () => {
@@ -134,7 +134,9 @@ export class FrameService {
       if (isZone(before)) requireHost(caller, 'change a zone');
       const bounds = boundsOf(input, before.bounds);
       const moved = JSON.stringify(bounds) !== JSON.stringify(before.bounds);
-      if (moved && isActiveZone({ ...before, visibility: input.visibility ?? before.visibility })) {
+      // An archived zone does not count for overlaps, so restoring one must find its area free again.
+      const restored = before.visibility === 'archived' && input.visibility !== undefined && input.visibility !== 'archived';
+      if ((moved || restored) && isActiveZone({ ...before, visibility: input.visibility ?? before.visibility })) {
         await this.requireNoOverlap(board.id, bounds, before.id);
       }
       return this.save(board, before, {

@@ -67,7 +67,8 @@ describe('authentication and unknown boards on every frame endpoint', () => {
   it.each(endpoints)('$name answers 401 without a credential, with an unknown API key and with an unknown board token', async (endpoint) => {
     const path = `/api/v1${endpoint.path(board.board_uuid, frameId)}`;
     const body = 'body' in endpoint ? endpoint.body : undefined;
-    for (const headers of [{}, { 'x-api-key': 'wb_unknown' }, { authorization: 'Bearer not-a-board-token' }]) {
+    const credentials: Array<Record<string, string>> = [{}, { 'x-api-key': 'wb_unknown' }, { authorization: 'Bearer not-a-board-token' }];
+    for (const headers of credentials) {
       expectErrorBody(await request(server.url, endpoint.method, path, body, headers), { statusCode: 401, error: 'Unauthorized', path });
     }
     expectErrorBody(await request(server.url, endpoint.method, `${path}?token=not-a-board-token`, body), { statusCode: 401, error: 'Unauthorized', path });
@@ -153,6 +154,7 @@ describe('POST /boards/:id/frames', () => {
     ['an unknown lock_mode', { name: 'F', lock_mode: 'locked' }, 'lock_mode'],
     ['an unknown visibility', { name: 'F', visibility: 'deleted' }, 'visibility'],
     ['an unknown zone_visibility', { name: 'F', assigned_user_id: 'u-1', zone_visibility: 'secret' }, 'zone_visibility'],
+    ['zone_visibility without an assignment id (missing assignment for a zone)', { name: 'F', zone_visibility: 'hidden' }, 'assigned_participant_id'],
     ['a background_color that is not hex', { name: 'F', background_color: 'orange' }, 'background_color'],
     ['bounds as strings', { name: 'F', bounds_x: '10' }, 'bounds_x'],
     ['an unknown field', { name: 'F', colour: '#fff' }, 'colour'],
