@@ -14,6 +14,8 @@ export interface TouchedObject {
   deleted: boolean;
   /** The position the update gives the object, if it sets one. */
   position?: Point;
+  /** Coordinates the update writes inside a nested position map (the rest stays as it was). */
+  coordinates?: Partial<Point>;
 }
 
 /** Where an item sits: inside which object of the objects map, and under which field. */
@@ -65,14 +67,35 @@ export function touchedObjects(doc: Y.Doc, update: Uint8Array): Map<string, Touc
     return neighbour ? locate(neighbour) : null;
   };
 
+  /** The map key an item is written under; an update leaves it out when the item has a neighbour. */
+  const keyOf = (item: Y.Item): string | null => {
+    const seen = new Set<Y.Item>();
+    let current: Y.Item | null = item;
+    while (current && current.parentSub === null && !seen.has(current)) {
+      seen.add(current);
+      current = find(current.origin) ?? find(current.rightOrigin);
+    }
+    return current?.parentSub ?? null;
+  };
+
   for (const items of inUpdate.values()) {
     for (const item of items) {
       const location = locate(item);
       if (!location) continue;
       const entry = touch(location.objectKey);
-      if (location.field === 'position' && item.content instanceof Y.ContentAny) {
-        const value = item.content.getContent()[0] as Partial<Point> | undefined;
-        if (value && Number.isFinite(value.x) && Number.isFinite(value.y)) entry.position = { x: value.x!, y: value.y! };
+      if (!(item.content instanceof Y.ContentAny)) continue;
+      const value = item.content.getContent()[0] as unknown;
+      if (location.field === null) {
+        // An object written as a plain JSON value (readObjects reads it like a Y.Map).
+        const position = (value as { position?: Partial<Point> } | null)?.position;
+        if (isPoint(position)) entry.position = position;
+      } else if (location.field === 'position') {
+        if (isPoint(value)) entry.position = value;
+        else if (Number.isFinite(value)) {
+          // A coordinate inside a position written as a nested Y.Map.
+          const key = keyOf(item);
+          if (key === 'x' || key === 'y') entry.coordinates = { ...entry.coordinates, [key]: value as number };
+        }
       }
     }
   }
@@ -95,6 +118,11 @@ export function touchedObjects(doc: Y.Doc, update: Uint8Array): Map<string, Touc
     }
   });
   return touched;
+}
+
+function isPoint(value: unknown): value is Point {
+  const point = value as Partial<Point> | null | undefined;
+  return typeof point === 'object' && point !== null && Number.isFinite(point.x) && Number.isFinite(point.y);
 }
 
 function nested(owner: Location, key: string | null): Location {

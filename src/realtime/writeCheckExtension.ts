@@ -6,7 +6,7 @@ import type { FrameDirectory } from '../frames/frameDirectory.js';
 import { isForbiddenWrite, type WriteTarget } from '../frames/writeRules.js';
 import { boardIdOfDocument } from './documentContext.js';
 import type { SocketContext } from './socketContext.js';
-import { touchedObjects } from './updateInspector.js';
+import { touchedObjects, type Point } from './updateInspector.js';
 import { viewerOf } from './zoneSync.js';
 
 /** y-protocols sync step 1 carries a state vector, not changes. */
@@ -38,12 +38,15 @@ export class WriteCheckExtension implements Extension {
     for (const change of touched.values()) {
       const current = objects.has(change.id) ? readObject(change.id, objects.get(change.id)) : null;
       const before = current?.position ?? null;
-      const after = change.deleted ? null : (change.position ?? before);
+      const after = change.deleted ? null : (change.position ?? withCoordinates(before, change.coordinates));
       if (isForbiddenWrite(viewer, target, { before, after })) forbidden.set(change.id, current);
     }
     if (forbidden.size === 0) return;
-    document.transact(() => {
+    document.transact((transaction) => {
       Y.applyUpdate(document, payload);
+      // Applying a remote update marks the transaction remote; the undo below is the server's
+      // own change, and left remote Yjs would take it for a client-id clash and re-key the document.
+      transaction.local = true;
       for (const [id, previous] of forbidden) restore(objects, id, previous);
     }, { source: 'connection', connection });
     connection.sendStateless(JSON.stringify({ type: 'write-rejected', object_ids: [...forbidden.keys()], reason: 'zone-permissions' }));
@@ -56,6 +59,11 @@ export class WriteCheckExtension implements Extension {
     const frame = frames.find((candidate) => candidate.id === frameId);
     return frame ? { kind: 'zone', frame } : null;
   }
+}
+
+/** A position with the coordinates an update wrote into its nested position map, if any. */
+function withCoordinates(position: Point | null, coordinates: Partial<Point> | undefined): Point | null {
+  return coordinates ? ({ ...position, ...coordinates } as Point) : position;
 }
 
 /** Puts an object back as it was (or removes it if it did not exist). */

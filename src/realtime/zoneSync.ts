@@ -77,10 +77,14 @@ export class ZoneSync implements FrameChangeListener {
     if (dx === 0 && dy === 0) return;
     const context = { boardId: board.id, organizationId: board.organizationId, userId: null };
     const shift = (inside: (position: { x: number; y: number }) => boolean) => (doc: Y.Doc) => {
-      objectsOf(doc).forEach((value, id) => {
+      const objects = objectsOf(doc);
+      objects.forEach((value, id) => {
         const object = readObject(id, value);
-        if (!(value instanceof Y.Map) || !object?.position || !inside(object.position)) return;
-        value.set('position', { x: object.position.x + dx, y: object.position.y + dy });
+        if (!object?.position || !inside(object.position)) return;
+        const position = { x: object.position.x + dx, y: object.position.y + dy };
+        // Objects written as plain JSON values (readObjects reads both shapes) are replaced whole.
+        if (value instanceof Y.Map) value.set('position', position);
+        else objects.set(id, { ...(value as object), position });
       });
     };
     await this.documents.write(zoneDocumentName(board.id, after.id), context, shift(() => true));

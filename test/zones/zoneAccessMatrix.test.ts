@@ -82,7 +82,8 @@ function connect(link: string, userId: string, name: string): Client {
 
 async function connectSynced(link: string, userId: string, name: string): Promise<Client> {
   const client = connect(link, userId, name);
-  await client.synced();
+  // Synced, and the handshake's own acknowledgement is in: later acks answer later writes.
+  await client.saved();
   return client;
 }
 
@@ -171,7 +172,7 @@ describe('opening and writing a zone document, per zone_visibility and role', ()
         return;
       }
 
-      await client.synced();
+      await client.saved(); // synced, handshake acknowledged
       expect(client.provider.authorizedScope).toBe(access === 'write' ? 'read-write' : 'readonly');
       expect((client.doc.getMap('objects').get('seed') as Y.Map<unknown>).get('data')).toEqual({ text: seed });
 

@@ -76,7 +76,8 @@ function connect(link: string, userId: string, name: string): Client {
 
 async function connectSynced(link: string, userId: string, name: string): Promise<Client> {
   const client = connect(link, userId, name);
-  await client.synced();
+  // Synced, and the handshake's own acknowledgement is in: later acks answer later writes.
+  await client.saved();
   return client;
 }
 

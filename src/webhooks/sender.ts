@@ -1,0 +1,74 @@
+import http from 'node:http';
+import https from 'node:https';
+import { publicOnlyLookup } from './egress.js';
+
+/** A receiver must answer within this time (SPEC: 10 seconds). */
+export const DELIVERY_TIMEOUT_MS = 10_000;
+/** Bytes of a receiver's answer kept for the delivery log; the rest is not read. */
+const RESPONSE_EXCERPT_BYTES = 4_096;
+
+/** How one attempt ended. */
+export type AttemptOutcome =
+  | { kind: 'success'; statusCode: number; durationMs: number }
+  | { kind: 'http-error'; statusCode: number; durationMs: number; excerpt: string }
+  | { kind: 'network-error'; error: string; durationMs: number };
+
+export interface AttemptRequest {
+  url: string;
+  body: string;
+  headers: Record<string, string>;
+  /** Allow loopback/private targets and plain http (development and tests). */
+  allowPrivate: boolean;
+}
+
+/**
+ * POSTs one delivery. A 2xx within the timeout is a success; any other status (redirects
+ * are never followed), a timeout or a connection error is a failure. The whole attempt,
+ * from connecting to the last byte read, is bounded by DELIVERY_TIMEOUT_MS.
+ */
+export function attemptDelivery(request: AttemptRequest): Promise<AttemptOutcome> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  return new Promise((resolve) => {
+    let settled = false;
+    const finish = (outcome: AttemptOutcome) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(outcome);
+    };
+    const url = new URL(request.url);
+    const client = url.protocol === 'https:' ? https : http;
+    const req = client.request(
+      url,
+      {
+        method: 'POST',
+        headers: { ...request.headers, 'Content-Length': Buffer.byteLength(request.body) },
+        agent: false,
+        ...(request.allowPrivate ? {} : { lookup: publicOnlyLookup }),
+      },
+      (res) => {
+        const status = res.statusCode ?? 0;
+        const chunks: Buffer[] = [];
+        let kept = 0;
+        res.on('data', (chunk: Buffer) => {
+          if (kept < RESPONSE_EXCERPT_BYTES) chunks.push(chunk.subarray(0, RESPONSE_EXCERPT_BYTES - kept));
+          kept += chunk.length;
+          if (kept >= RESPONSE_EXCERPT_BYTES) res.destroy();
+        });
+        const done = () => {
+          const excerpt = Buffer.concat(chunks).toString('utf8');
+          if (status >= 200 && status < 300) finish({ kind: 'success', statusCode: status, durationMs: elapsed() });
+          else finish({ kind: 'http-error', statusCode: status, durationMs: elapsed(), excerpt });
+        };
+        res.on('end', done);
+        res.on('close', done);
+      },
+    );
+    const timer = setTimeout(() => {
+      req.destroy(new Error(`no answer within ${DELIVERY_TIMEOUT_MS} ms`));
+    }, DELIVERY_TIMEOUT_MS);
+    req.on('error', (error) => finish({ kind: 'network-error', error: error.message, durationMs: elapsed() }));
+    req.end(request.body);
+  });
+}
