@@ -25,6 +25,8 @@ import { openDatabase } from './store/database.js';
 import type { DocumentStore } from './store/documentStore.js';
 import { migrate } from './store/migrator.js';
 import { serverSecret } from './store/secrets.js';
+import { webhookRoutes } from './webhooks/webhookRoutes.js';
+import { createWebhooks, type Webhooks } from './webhooks/webhooks.js';
 
 export interface AppOptions {
   config: AppConfig;
@@ -42,6 +44,7 @@ export interface App {
   boards: BoardService;
   organizations: OrganizationService;
   expirySweeper: ExpirySweeper;
+  webhooks: Webhooks;
   /** The development API key, when this start had to create the development organization. */
   developmentApiKey: string | null;
   /** How many Yjs documents are loaded in memory now (read-only; tests check unloading). */
@@ -88,7 +91,26 @@ export async function startApp(options: AppOptions): Promise<App> {
   const port = (server.address() as AddressInfo).port;
   const appUrl = config.appUrl ?? `http://localhost:${port}`;
 
-  const boards = new BoardService({ db, clock, bus, documents: realtime.documents, tokens, appUrl, frames: frameDirectory, logger });
+  const webhooks = createWebhooks({
+    db,
+    clock,
+    bus,
+    logger,
+    serverSecret: await serverSecret(db, 'webhook-secret-key', clock.now()),
+    allowPrivateTargets: config.webhookAllowPrivate,
+    retryDelaysMs: config.webhookRetryDelaysMs,
+  });
+  const boards = new BoardService({
+    db,
+    clock,
+    bus,
+    documents: realtime.documents,
+    tokens,
+    appUrl,
+    frames: frameDirectory,
+    webhooks: webhooks.boardKeys,
+    logger,
+  });
   const frames = new FrameService({ db, directory: frameDirectory, clock, boards, documents: realtime.documents, listener: realtime.zones });
   const expirySweeper = new ExpirySweeper(boards, config.expirySweepIntervalMs, logger);
   const boardAuth = authenticateBoardCaller(organizations, access);
@@ -99,6 +121,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     boardRoutes(boards, realtime.documents, frames, { organization: requireApiKey(organizations), board: boardAuth }),
     frameRoutes(frames, boardAuth),
   );
+  api.use('/webhooks', requireApiKey(organizations), webhookRoutes(webhooks.subscriptions));
   const app = createHttpApp({
     logger,
     now: () => clock.now(),
@@ -110,11 +133,13 @@ export async function startApp(options: AppOptions): Promise<App> {
   server.on('request', app);
   realtime.listen(server);
   expirySweeper.start();
+  webhooks.start();
 
   let closing: Promise<void> | null = null;
   async function close(): Promise<void> {
     closing ??= (async () => {
       await expirySweeper.stop();
+      await webhooks.stop();
       // Sockets first (clients are told 1012 and reconnect elsewhere), then HTTP, then storage.
       await realtime.close();
       server.closeAllConnections();
@@ -131,6 +156,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     boards,
     organizations,
     expirySweeper,
+    webhooks,
     developmentApiKey,
     documentsLoaded: () => realtime.hocuspocus.getDocumentsCount(),
     close,

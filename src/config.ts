@@ -21,6 +21,19 @@ export interface AppConfig {
   logLevel: string;
   /** How often expired boards are swept, independent of reads. @default 30000 */
   expirySweepIntervalMs: number;
+  /** Allow webhook URLs on loopback/private ranges and plain http. @default true unless NODE_ENV=production */
+  webhookAllowPrivate: boolean;
+  /** Delays before each webhook retry. @default [1000, 5000, 25000] */
+  webhookRetryDelaysMs: number[];
+}
+
+function retryDelays(value: string | undefined): number[] {
+  if (!value) return [1_000, 5_000, 25_000];
+  const delays = value.split(',').map((part) => Number(part.trim()));
+  if (delays.some((delay) => !Number.isInteger(delay) || delay < 0)) {
+    throw new Error(`WEBHOOK_RETRY_DELAYS_MS must be comma-separated non-negative integers, got "${value}"`);
+  }
+  return delays;
 }
 
 function integer(value: string | undefined, fallback: number, name: string): number {
@@ -49,5 +62,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     nodeEnv: env.NODE_ENV || 'development',
     logLevel: env.LOG_LEVEL || (env.NODE_ENV === 'test' ? 'silent' : 'info'),
     expirySweepIntervalMs: integer(env.EXPIRY_SWEEP_INTERVAL_MS, 30_000, 'EXPIRY_SWEEP_INTERVAL_MS'),
+    webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE ? env.WEBHOOK_ALLOW_PRIVATE === 'true' : env.NODE_ENV !== 'production',
+    webhookRetryDelaysMs: retryDelays(env.WEBHOOK_RETRY_DELAYS_MS),
   };
 }

@@ -46,6 +46,10 @@ export interface Board {
   updatedAt: Date;
   expiresAt: Date;
   sessionEndedAt: Date | null;
+  /** Whether deliveries to `webhookUrl` have a signing secret. */
+  hasWebhookSecret: boolean;
+  /** Set only right after a signing secret was created, to show it once. */
+  issuedWebhookSecret?: string;
 }
 
 function lifecycleOf(row: BoardRow): BoardLifecycle {
@@ -82,6 +86,7 @@ export function boardFromRow(row: BoardRow): Board {
     updatedAt: row.updatedAt,
     expiresAt: row.expiresAt,
     sessionEndedAt: row.sessionEndedAt,
+    hasWebhookSecret: row.webhookSecret !== null,
   };
 }
 

@@ -91,6 +91,7 @@ export function boardRoutes(boards: BoardService, documents: BoardDocuments, fra
       expires_at: board.expiresAt.toISOString(),
       webhook_url: board.webhookUrl,
       config: board.config,
+      ...(board.issuedWebhookSecret ? { webhook_secret: board.issuedWebhookSecret } : {}),
     });
   });
 

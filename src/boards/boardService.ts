@@ -29,7 +29,19 @@ export interface BoardServiceDependencies {
   appUrl: string;
   /** The zones whose areas guests may not write into. */
   frames: FrameDirectory;
+  /** Signing secrets and URL rules of boards' own `webhook_url`. */
+  webhooks: BoardWebhookKeys;
   logger: Logger;
+}
+
+/** What boards need from the webhook side for their own `webhook_url`. */
+export interface BoardWebhookKeys {
+  /** A new signing secret, in clear (to show once) and sealed (to store). */
+  newSecret(): { secret: string; sealed: string };
+  /** Why a URL may not be used as a webhook target, or null. */
+  urlProblem(url: string): string | null;
+  /** A board's webhook target changed (caches drop it). */
+  boardChanged(boardId: string): void;
 }
 
 /** What a board lookup tolerates besides an active or archived board. */
@@ -102,30 +114,35 @@ export class BoardService {
     const board = await this.get(caller, id);
     requireHost(caller, 'change the board');
     const now = this.deps.clock.now();
+    const issued = input.webhook_url ? this.webhookSecretFor(input.webhook_url, board) : null;
     const row = await this.deps.db.board.update({
       where: { id: board.id },
       data: {
         updatedAt: now,
+        ...(issued ? { webhookSecret: issued.sealed } : {}),
+        ...(input.webhook_url === null ? { webhookSecret: null } : {}),
         ...(input.title !== undefined ? { title: input.title } : {}),
         ...(input.expires_in_hours !== undefined ? { expiresAt: new Date(now.getTime() + input.expires_in_hours * HOUR_MS) } : {}),
         ...(input.webhook_url !== undefined ? { webhookUrl: input.webhook_url } : {}),
         ...(input.config !== undefined ? { config: JSON.stringify(configWithDefaults(input.config, board.config)) } : {}),
       },
     });
-    return boardFromRow(row);
+    this.deps.webhooks.boardChanged(board.id);
+    return { ...boardFromRow(row), ...(issued ? { issuedWebhookSecret: issued.secret } : {}) };
   }
 
   /** Deletes a board for good: its row, its documents, its tokens; connected clients are dropped. */
   async delete(caller: Caller, id: string): Promise<void> {
     const board = await this.get(caller, id, { allowExpired: true });
     requireHost(caller, 'delete the board');
-    const deleted = await this.deps.db.board.deleteMany({ where: { id: board.id } });
-    await this.deps.documents.destroy(board.id);
-    if (deleted.count === 0) return;
+    // Announced while the row still exists: the board's own webhook_url is read from it.
     await this.deps.bus.publish('board.deleted', {
       ...eventSubject(board),
       deleted_at: this.deps.clock.now().toISOString(),
     });
+    await this.deps.db.board.deleteMany({ where: { id: board.id } });
+    await this.deps.documents.destroy(board.id);
+    this.deps.webhooks.boardChanged(board.id);
   }
 
   /** Disconnects every client; the board stays active and new clients may join. */
@@ -230,6 +247,7 @@ export class BoardService {
     const tutorial = { is_sandbox, mock_external_data, data_provider };
     const hasTutorial = Object.values(tutorial).some((value) => value !== undefined);
     const tokenNonce = randomBytes(16).toString('base64url');
+    const issued = input.webhook_url ? this.webhookSecretFor(input.webhook_url, null) : null;
     await db.board.create({
       data: {
         id,
@@ -240,6 +258,7 @@ export class BoardService {
         status: 'active',
         config: JSON.stringify(configWithDefaults(input.config)),
         webhookUrl: input.webhook_url ?? null,
+        webhookSecret: issued?.sealed ?? null,
         externalData: input.external_data ? JSON.stringify(input.external_data) : null,
         tutorial: hasTutorial ? JSON.stringify(tutorial) : null,
         tokenNonce,
@@ -266,7 +285,18 @@ export class BoardService {
         throw error;
       }
     }
-    return boardFromRow(await db.board.findUniqueOrThrow({ where: { id } }));
+    const board = boardFromRow(await db.board.findUniqueOrThrow({ where: { id } }));
+    return issued ? { ...board, issuedWebhookSecret: issued.secret } : board;
+  }
+
+  /**
+   * Checks a board's webhook URL and gives the board a signing secret if it has none
+   * (its deliveries are signed like a subscription's; the secret is shown once).
+   */
+  private webhookSecretFor(url: string, board: Board | null): { secret: string; sealed: string } | null {
+    const problem = this.deps.webhooks.urlProblem(url);
+    if (problem) throw errors.badRequest([`webhook_url ${problem}`], [{ field: 'webhook_url', message: problem }]);
+    return board?.hasWebhookSecret ? null : this.deps.webhooks.newSecret();
   }
 }
 

@@ -20,6 +20,7 @@ export function presentCreated(board: Board, links: AccessLinks) {
     created_at: iso(board.createdAt),
     expires_at: iso(board.expiresAt),
     access_links: links,
+    ...(board.issuedWebhookSecret ? { webhook_secret: board.issuedWebhookSecret } : {}),
   };
 }
 

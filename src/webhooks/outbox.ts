@@ -1,0 +1,123 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../clock.js';
+import type { BusEvent } from '../events/types.js';
+import type { Logger } from '../logger.js';
+import type { Db } from '../store/database.js';
+import { subscribesTo, WEBHOOK_EVENTS } from './eventPatterns.js';
+import type { SecretBox } from './secretBox.js';
+import { signWebhookBody } from './signature.js';
+
+const WEBHOOK_EVENT_NAMES = new Set<string>(WEBHOOK_EVENTS);
+
+/** Where a board's own events go (its `webhook_url`), and what its payloads echo. */
+interface BoardTarget {
+  webhookUrl: string | null;
+  /** Sealed with the SecretBox. */
+  webhookSecret: string | null;
+  externalData: Record<string, unknown> | null;
+}
+
+interface ActiveSubscription {
+  id: string;
+  url: string;
+  events: string[];
+  /** Sealed with the SecretBox. */
+  secret: string;
+}
+
+/**
+ * The durable outbox: every event that matches an active subscription (or a board's
+ * `webhook_url`) becomes a delivery row before the bus's `publish` resolves, that is before
+ * the API call (or the durable socket change) that caused it is answered. The dispatcher
+ * sends the rows; a crash or restart leaves them in the database to resume from.
+ */
+export class WebhookOutbox {
+  private readonly subscriptions = new Map<string, Promise<ActiveSubscription[]>>();
+  private readonly boards = new Map<string, Promise<BoardTarget | null>>();
+
+  constructor(
+    private readonly deps: { db: Db; clock: Clock; secrets: SecretBox; logger: Logger; wake: () => void },
+  ) {}
+
+  /** Bus listener. */
+  readonly onEvent = async (event: BusEvent): Promise<void> => {
+    if (!WEBHOOK_EVENT_NAMES.has(event.name)) return;
+    const payload = event.payload as unknown as { board_id: string; organization_id: string };
+    const [subscriptions, board] = await Promise.all([
+      this.activeSubscriptions(payload.organization_id),
+      this.boardTarget(payload.board_id),
+    ]);
+    const targets = subscriptions
+      .filter((subscription) => subscribesTo(subscription.events, event.name))
+      .map((s) => ({ url: s.url, subscriptionId: s.id as string | null, secret: s.secret }));
+    if (board?.webhookUrl && board.webhookSecret) targets.push({ url: board.webhookUrl, subscriptionId: null, secret: board.webhookSecret });
+    if (targets.length === 0) return;
+    const timestamp = event.occurredAt.toISOString();
+    const data = { external_data: board?.externalData ?? null, ...event.payload };
+    const now = this.deps.clock.now();
+    await this.deps.db.webhookDelivery.createMany({
+      data: targets.map((target) => {
+        const deliveryId = randomUUID();
+        // Serialized once: every attempt sends these exact bytes.
+        const body = JSON.stringify({ delivery_id: deliveryId, event: event.name, timestamp, data });
+        return {
+          id: deliveryId,
+          organizationId: payload.organization_id,
+          subscriptionId: target.subscriptionId,
+          boardId: payload.board_id,
+          event: event.name,
+          url: target.url,
+          body,
+          signature: signWebhookBody(body, this.deps.secrets.open(target.secret)),
+          status: 'pending',
+          nextAttemptAt: now,
+          createdAt: now,
+        };
+      }),
+    });
+    if (event.name === 'board.deleted') this.boards.delete(payload.board_id);
+    this.deps.wake();
+  };
+
+  /** Forgets the cached subscriptions of an organization (after any subscription change). */
+  subscriptionsChanged(organizationId: string): void {
+    this.subscriptions.delete(organizationId);
+  }
+
+  /** Forgets a board's cached webhook target (after its webhook_url changed). */
+  boardChanged(boardId: string): void {
+    this.boards.delete(boardId);
+  }
+
+  private activeSubscriptions(organizationId: string): Promise<ActiveSubscription[]> {
+    let cached = this.subscriptions.get(organizationId);
+    if (!cached) {
+      cached = this.deps.db.webhookSubscription
+        .findMany({ where: { organizationId, isActive: true }, select: { id: true, url: true, events: true, secret: true } })
+        .then((rows) => rows.map((row) => ({ id: row.id, url: row.url, secret: row.secret, events: JSON.parse(row.events) as string[] })));
+      this.subscriptions.set(organizationId, cached);
+      cached.catch(() => this.subscriptions.delete(organizationId));
+    }
+    return cached;
+  }
+
+  private boardTarget(boardId: string): Promise<BoardTarget | null> {
+    let cached = this.boards.get(boardId);
+    if (!cached) {
+      cached = this.deps.db.board
+        .findUnique({ where: { id: boardId }, select: { webhookUrl: true, webhookSecret: true, externalData: true } })
+        .then((row) =>
+          row
+            ? {
+                webhookUrl: row.webhookUrl,
+                webhookSecret: row.webhookSecret,
+                externalData: row.externalData ? (JSON.parse(row.externalData) as Record<string, unknown>) : null,
+              }
+            : null,
+        );
+      this.boards.set(boardId, cached);
+      cached.catch(() => this.boards.delete(boardId));
+    }
+    return cached;
+  }
+}

@@ -1,0 +1,72 @@
+import type { BoardWebhookKeys } from '../boards/boardService.js';
+import type { Clock } from '../clock.js';
+import type { EventBus } from '../events/bus.js';
+import type { Logger } from '../logger.js';
+import type { Db } from '../store/database.js';
+import { WebhookDispatcher } from './dispatcher.js';
+import { webhookUrlProblem } from './egress.js';
+import { WebhookOutbox } from './outbox.js';
+import { generateSigningSecret, SecretBox } from './secretBox.js';
+import { SubscriptionService } from './subscriptionService.js';
+
+export interface WebhooksOptions {
+  db: Db;
+  clock: Clock;
+  bus: EventBus;
+  logger: Logger;
+  /** Server secret the signing secrets are encrypted with. */
+  serverSecret: string;
+  allowPrivateTargets: boolean;
+  retryDelaysMs: number[];
+}
+
+/** The webhook side assembled: subscriptions, the outbox on the bus, and the dispatcher. */
+export interface Webhooks {
+  subscriptions: SubscriptionService;
+  dispatcher: WebhookDispatcher;
+  boardKeys: BoardWebhookKeys;
+  start(): void;
+  stop(): Promise<void>;
+}
+
+export function createWebhooks(options: WebhooksOptions): Webhooks {
+  const logger = options.logger.child({ component: 'webhooks' });
+  const secrets = new SecretBox(options.serverSecret);
+  const dispatcher = new WebhookDispatcher({
+    db: options.db,
+    clock: options.clock,
+    logger,
+    retryDelaysMs: options.retryDelaysMs,
+    allowPrivateTargets: options.allowPrivateTargets,
+  });
+  const outbox = new WebhookOutbox({ db: options.db, clock: options.clock, secrets, logger, wake: () => dispatcher.wake() });
+  dispatcher.onDisabled = (organizationId) => outbox.subscriptionsChanged(organizationId);
+  const subscriptions = new SubscriptionService({
+    db: options.db,
+    clock: options.clock,
+    secrets,
+    allowPrivateTargets: options.allowPrivateTargets,
+    onChange: (organizationId) => outbox.subscriptionsChanged(organizationId),
+  });
+  let unsubscribe: (() => void) | null = null;
+  return {
+    subscriptions,
+    dispatcher,
+    boardKeys: {
+      newSecret() {
+        const secret = generateSigningSecret();
+        return { secret, sealed: secrets.seal(secret) };
+      },
+      urlProblem: (url) => webhookUrlProblem(url, options.allowPrivateTargets),
+      boardChanged: (boardId) => outbox.boardChanged(boardId),
+    },
+    start() {
+      unsubscribe = options.bus.subscribe(outbox.onEvent);
+      dispatcher.start();
+    },
+    async stop() {
+      unsubscribe?.();
+      await dispatcher.stop();
+    },
+  };
+}
