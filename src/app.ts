@@ -93,6 +93,7 @@ export async function startApp(options: AppOptions): Promise<App> {
 
   const webhooks = createWebhooks({
     db,
+    deliveryLog: database.deliveryLog,
     clock,
     bus,
     logger,

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { PrismaClient } from '../../generated/sqlite/index.js';
+import { openDeliveryLog, type DeliveryLog } from './deliveryLog.js';
 import { openUpdateLog, type UpdateLog } from './updateLog.js';
 
 export type { PrismaClient };
@@ -15,6 +16,8 @@ export interface Database {
   flavour: DatabaseFlavour;
   /** The Yjs update log, written through the driver directly (see updateLog.ts). */
   updateLog: UpdateLog;
+  /** The webhook outbox's hot path, written through the driver directly (see deliveryLog.ts). */
+  deliveryLog: DeliveryLog;
   close(): Promise<void>;
 }
 
@@ -44,7 +47,8 @@ export async function openDatabase(url: string): Promise<Database> {
     await prisma.$queryRawUnsafe('PRAGMA foreign_keys = ON');
     await prisma.$queryRawUnsafe('PRAGMA busy_timeout = 5000');
     const updateLog = openUpdateLog(url, file);
-    return { prisma, flavour: 'sqlite', updateLog, close: () => closeBoth(prisma, updateLog) };
+    const deliveryLog = openDeliveryLog(url, file);
+    return { prisma, flavour: 'sqlite', updateLog, deliveryLog, close: () => closeAll(prisma, updateLog, deliveryLog) };
   }
   const [{ PrismaPg }, generated] = await Promise.all([
     import('@prisma/adapter-pg'),
@@ -53,9 +57,10 @@ export async function openDatabase(url: string): Promise<Database> {
   const prisma = new generated.PrismaClient({ adapter: new PrismaPg({ connectionString: url }) }) as unknown as PrismaClient;
   await prisma.$queryRawUnsafe('SELECT 1');
   const updateLog = openUpdateLog(url);
-  return { prisma, flavour: 'postgres', updateLog, close: () => closeBoth(prisma, updateLog) };
+  const deliveryLog = openDeliveryLog(url);
+  return { prisma, flavour: 'postgres', updateLog, deliveryLog, close: () => closeAll(prisma, updateLog, deliveryLog) };
 }
 
-async function closeBoth(prisma: PrismaClient, updateLog: UpdateLog): Promise<void> {
-  await Promise.all([prisma.$disconnect(), updateLog.close()]);
+async function closeAll(prisma: PrismaClient, ...drivers: Array<{ close(): Promise<void> }>): Promise<void> {
+  await Promise.all([prisma.$disconnect(), ...drivers.map((driver) => driver.close())]);
 }

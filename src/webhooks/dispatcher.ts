@@ -1,7 +1,7 @@
-import type { WebhookDelivery } from '../../generated/sqlite/index.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { Db } from '../store/database.js';
+import type { AttemptRecord, ClaimedDelivery, DeliveryLog } from '../store/deliveryLog.js';
 import { attemptDelivery, DELIVERY_TIMEOUT_MS, type AttemptOutcome } from './sender.js';
 
 /** How often due deliveries are looked for when nothing wakes the dispatcher. */
@@ -11,14 +11,15 @@ const LEASE_MS = DELIVERY_TIMEOUT_MS + 20_000;
 /** Deliveries claimed per round. */
 const CLAIM_BATCH = 100;
 /** Attempts in flight at once, in all and per receiving host: a slow receiver cannot hold the rest. */
-const MAX_IN_FLIGHT = 64;
-const MAX_IN_FLIGHT_PER_HOST = 8;
+const MAX_IN_FLIGHT = 128;
+const MAX_IN_FLIGHT_PER_HOST = 32;
 /** Consecutive failed deliveries after which a subscription is disabled (SPEC Limits). */
 export const AUTO_DISABLE_AFTER = 10;
 const USER_AGENT = 'Whiteboard-Webhooks/1.0';
 
 export interface DispatcherOptions {
   db: Db;
+  deliveryLog: DeliveryLog;
   clock: Clock;
   logger: Logger;
   /** Delays before each retry (WEBHOOK_RETRY_DELAYS_MS). */
@@ -88,29 +89,22 @@ export class WebhookDispatcher {
   }
 
   private async round(): Promise<void> {
-    const now = this.options.clock.now();
-    const due = await this.options.db.webhookDelivery.findMany({
-      where: { status: 'pending', nextAttemptAt: { lte: now }, OR: [{ lockedUntil: null }, { lockedUntil: { lt: now } }] },
-      orderBy: { nextAttemptAt: 'asc' },
-      take: CLAIM_BATCH,
-    });
-    for (const delivery of due) {
-      if (this.inFlightTotal >= MAX_IN_FLIGHT) break;
+    const room = MAX_IN_FLIGHT - this.inFlightTotal;
+    if (room <= 0) return;
+    const { deliveryLog, clock } = this.options;
+    const now = clock.now();
+    const due = await deliveryLog.due(now, Math.min(CLAIM_BATCH, room * 2));
+    const perHost = new Map(this.inFlight);
+    const wanted = due.filter((delivery) => {
       const host = hostOf(delivery.url);
-      if ((this.inFlight.get(host) ?? 0) >= MAX_IN_FLIGHT_PER_HOST) continue;
-      if (!(await this.claim(delivery, now))) continue;
-      this.track(host, this.attempt(delivery));
-    }
-  }
-
-  /** Takes a delivery for this instance; false if another instance got it first. */
-  private async claim(delivery: WebhookDelivery, now: Date): Promise<boolean> {
-    const claimed = await this.options.db.webhookDelivery.updateMany({
-      where: { id: delivery.id, status: 'pending', OR: [{ lockedUntil: null }, { lockedUntil: { lt: now } }] },
-      // Counted before sending: a crash mid-attempt uses the attempt up, so nothing retries forever.
-      data: { lockedUntil: new Date(now.getTime() + LEASE_MS), attemptCount: { increment: 1 } },
+      const count = perHost.get(host) ?? 0;
+      if (count >= MAX_IN_FLIGHT_PER_HOST) return false;
+      perHost.set(host, count + 1);
+      return true;
     });
-    return claimed.count === 1;
+    // Counted before sending: a crash mid-attempt uses the attempt up, so nothing retries forever.
+    const claimed = await deliveryLog.claim(wanted.slice(0, room).map((d) => d.id), now, new Date(now.getTime() + LEASE_MS));
+    for (const delivery of claimed) this.track(hostOf(delivery.url), this.attempt(delivery));
   }
 
   private track(host: string, attempt: Promise<void>): void {
@@ -125,7 +119,7 @@ export class WebhookDispatcher {
     this.attempts.add(tracked);
   }
 
-  private async attempt(delivery: WebhookDelivery): Promise<void> {
+  private async attempt(delivery: ClaimedDelivery): Promise<void> {
     const outcome = await attemptDelivery({
       url: delivery.url,
       body: delivery.body,
@@ -136,9 +130,9 @@ export class WebhookDispatcher {
         'X-Webhook-Signature': delivery.signature,
         'X-Webhook-Event': delivery.event,
         'X-Webhook-Delivery': delivery.id,
-        // When the event was written (the signed body's `timestamp` is the exact event time):
-        // receivers reject deliveries far older than their tolerance, and dedupe by delivery_id.
-        'X-Webhook-Timestamp': String(Math.floor(delivery.createdAt.getTime() / 1000)),
+        // The event time (also the signed body's `timestamp`): receivers reject deliveries far
+        // older than their tolerance, and dedupe by delivery_id.
+        'X-Webhook-Timestamp': String(Math.floor(Date.parse(eventTimeOf(delivery.body)) / 1000)),
       },
     });
     try {
@@ -148,30 +142,27 @@ export class WebhookDispatcher {
     }
   }
 
-  private async record(delivery: WebhookDelivery, outcome: AttemptOutcome): Promise<void> {
-    const { db, clock, retryDelaysMs } = this.options;
+  private async record(delivery: ClaimedDelivery, outcome: AttemptOutcome): Promise<void> {
+    const { deliveryLog, clock, retryDelaysMs } = this.options;
     const now = clock.now();
-    const attemptNumber = delivery.attemptCount + 1;
-    const responded = outcome.kind === 'network-error' ? {} : { respondedAttempts: { increment: 1 }, responseMsTotal: { increment: outcome.durationMs } };
-    const common = {
-      lockedUntil: null,
-      lastResponseMs: outcome.durationMs,
-      lastStatusCode: outcome.kind === 'network-error' ? null : outcome.statusCode,
-      lastError: outcomeError(outcome),
-      ...responded,
+    const attempt: AttemptRecord = {
+      statusCode: outcome.kind === 'network-error' ? null : outcome.statusCode,
+      error: outcomeError(outcome),
+      durationMs: outcome.durationMs,
+      responded: outcome.kind !== 'network-error',
     };
     if (outcome.kind === 'success') {
-      await db.webhookDelivery.update({ where: { id: delivery.id }, data: { ...common, status: 'success', completedAt: now } });
-      if (delivery.subscriptionId) await db.webhookSubscription.updateMany({ where: { id: delivery.subscriptionId }, data: { consecutiveFailures: 0 } });
+      await deliveryLog.succeeded(delivery.id, attempt, now);
+      if (delivery.subscriptionId) await deliveryLog.resetFailures(delivery.subscriptionId);
       return;
     }
-    const delay = retryDelaysMs[attemptNumber - 1];
+    const delay = retryDelaysMs[delivery.attemptCount - 1];
     if (delay !== undefined) {
       const jitter = (this.options.jitterMs ?? (() => Math.floor(Math.random() * 1000)))();
-      await db.webhookDelivery.update({ where: { id: delivery.id }, data: { ...common, nextAttemptAt: new Date(now.getTime() + delay + jitter) } });
+      await deliveryLog.retryAt(delivery.id, attempt, new Date(now.getTime() + delay + jitter));
       return;
     }
-    await db.webhookDelivery.update({ where: { id: delivery.id }, data: { ...common, status: 'failed', completedAt: now } });
+    await deliveryLog.failed(delivery.id, attempt, now);
     if (delivery.subscriptionId) await this.countFailure(delivery.subscriptionId, now);
   }
 
@@ -194,6 +185,11 @@ export class WebhookDispatcher {
 
   /** Called when a subscription was disabled (its organization's cache must be dropped). */
   onDisabled?: (organizationId: string) => void;
+}
+
+/** The event time of a stored envelope (cheaper than parsing the whole body). */
+function eventTimeOf(body: string): string {
+  return /"timestamp":"([^"]+)"/.exec(body)?.[1] ?? new Date().toISOString();
 }
 
 function hostOf(url: string): string {

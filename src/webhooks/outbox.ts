@@ -3,6 +3,7 @@ import type { Clock } from '../clock.js';
 import type { BusEvent } from '../events/types.js';
 import type { Logger } from '../logger.js';
 import type { Db } from '../store/database.js';
+import type { DeliveryLog } from '../store/deliveryLog.js';
 import { subscribesTo, WEBHOOK_EVENTS } from './eventPatterns.js';
 import type { SecretBox } from './secretBox.js';
 import { signWebhookBody } from './signature.js';
@@ -36,7 +37,7 @@ export class WebhookOutbox {
   private readonly boards = new Map<string, Promise<BoardTarget | null>>();
 
   constructor(
-    private readonly deps: { db: Db; clock: Clock; secrets: SecretBox; logger: Logger; wake: () => void },
+    private readonly deps: { db: Db; deliveryLog: DeliveryLog; clock: Clock; secrets: SecretBox; logger: Logger; wake: () => void },
   ) {}
 
   /** Bus listener. */
@@ -55,8 +56,8 @@ export class WebhookOutbox {
     const timestamp = event.occurredAt.toISOString();
     const data = { external_data: board?.externalData ?? null, ...event.payload };
     const now = this.deps.clock.now();
-    await this.deps.db.webhookDelivery.createMany({
-      data: targets.map((target) => {
+    await this.deps.deliveryLog.insert(
+      targets.map((target) => {
         const deliveryId = randomUUID();
         // Serialized once: every attempt sends these exact bytes.
         const body = JSON.stringify({ delivery_id: deliveryId, event: event.name, timestamp, data });
@@ -69,12 +70,10 @@ export class WebhookOutbox {
           url: target.url,
           body,
           signature: signWebhookBody(body, this.deps.secrets.open(target.secret)),
-          status: 'pending',
-          nextAttemptAt: now,
           createdAt: now,
         };
       }),
-    });
+    );
     if (event.name === 'board.deleted') this.boards.delete(payload.board_id);
     this.deps.wake();
   };

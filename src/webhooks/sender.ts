@@ -4,6 +4,11 @@ import { publicOnlyLookup } from './egress.js';
 
 /** A receiver must answer within this time (SPEC: 10 seconds). */
 export const DELIVERY_TIMEOUT_MS = 10_000;
+/** Connections to receivers are kept alive and reused (a new connection still runs the egress lookup). */
+const agents = {
+  http: new http.Agent({ keepAlive: true, maxSockets: 32 }),
+  https: new https.Agent({ keepAlive: true, maxSockets: 32 }),
+};
 /** Bytes of a receiver's answer kept for the delivery log; the rest is not read. */
 const RESPONSE_EXCERPT_BYTES = 4_096;
 
@@ -38,13 +43,14 @@ export function attemptDelivery(request: AttemptRequest): Promise<AttemptOutcome
       resolve(outcome);
     };
     const url = new URL(request.url);
-    const client = url.protocol === 'https:' ? https : http;
+    const secure = url.protocol === 'https:';
+    const client = secure ? https : http;
     const req = client.request(
       url,
       {
         method: 'POST',
         headers: { ...request.headers, 'Content-Length': Buffer.byteLength(request.body) },
-        agent: false,
+        agent: secure ? agents.https : agents.http,
         ...(request.allowPrivate ? {} : { lookup: publicOnlyLookup }),
       },
       (res) => {

@@ -3,6 +3,7 @@ import type { Clock } from '../clock.js';
 import type { EventBus } from '../events/bus.js';
 import type { Logger } from '../logger.js';
 import type { Db } from '../store/database.js';
+import type { DeliveryLog } from '../store/deliveryLog.js';
 import { WebhookDispatcher } from './dispatcher.js';
 import { webhookUrlProblem } from './egress.js';
 import { WebhookOutbox } from './outbox.js';
@@ -11,6 +12,7 @@ import { SubscriptionService } from './subscriptionService.js';
 
 export interface WebhooksOptions {
   db: Db;
+  deliveryLog: DeliveryLog;
   clock: Clock;
   bus: EventBus;
   logger: Logger;
@@ -34,12 +36,13 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
   const secrets = new SecretBox(options.serverSecret);
   const dispatcher = new WebhookDispatcher({
     db: options.db,
+    deliveryLog: options.deliveryLog,
     clock: options.clock,
     logger,
     retryDelaysMs: options.retryDelaysMs,
     allowPrivateTargets: options.allowPrivateTargets,
   });
-  const outbox = new WebhookOutbox({ db: options.db, clock: options.clock, secrets, logger, wake: () => dispatcher.wake() });
+  const outbox = new WebhookOutbox({ db: options.db, deliveryLog: options.deliveryLog, clock: options.clock, secrets, logger, wake: () => dispatcher.wake() });
   dispatcher.onDisabled = (organizationId) => outbox.subscriptionsChanged(organizationId);
   const subscriptions = new SubscriptionService({
     db: options.db,
