@@ -43,8 +43,8 @@ export interface AttemptRecord {
  */
 export interface DeliveryLog {
   insert(deliveries: NewDelivery[]): Promise<void>;
-  /** Candidates due at `now`: id and url, for per-host fairness before claiming. */
-  due(now: Date, limit: number): Promise<Array<{ id: string; url: string }>>;
+  /** Candidates due at `now`: id and url, for per-host fairness before claiming; `skipUrls` are left out. */
+  due(now: Date, limit: number, skipUrls?: string[]): Promise<Array<{ id: string; url: string }>>;
   /** Leases the given deliveries if nobody else holds them; returns those it got. */
   claim(ids: string[], now: Date, leaseUntil: Date): Promise<ClaimedDelivery[]>;
   succeeded(id: string, attempt: AttemptRecord, now: Date): Promise<void>;
@@ -88,11 +88,15 @@ class SqliteDeliveryLog implements DeliveryLog {
     })();
   }
 
-  async due(now: Date, limit: number) {
+  async due(now: Date, limit: number, skipUrls: string[] = []) {
     const at = sqliteTime(now);
+    const skip = skipUrls.length > 0 ? `AND url NOT IN (${skipUrls.map(() => '?').join(', ')})` : '';
     return this.db
-      .prepare(`SELECT id, url FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ? AND (locked_until IS NULL OR locked_until < ?) ORDER BY next_attempt_at LIMIT ?`)
-      .all(at, at, limit) as Array<{ id: string; url: string }>;
+      .prepare(
+        `SELECT id, url FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ? AND (locked_until IS NULL OR locked_until < ?) ${skip}
+         ORDER BY next_attempt_at LIMIT ?`,
+      )
+      .all(at, at, ...skipUrls, limit) as Array<{ id: string; url: string }>;
   }
 
   async claim(ids: string[], now: Date, leaseUntil: Date): Promise<ClaimedDelivery[]> {
@@ -155,11 +159,11 @@ class PostgresDeliveryLog implements DeliveryLog {
     );
   }
 
-  async due(now: Date, limit: number) {
+  async due(now: Date, limit: number, skipUrls: string[] = []) {
     const result = await this.pool.query<{ id: string; url: string }>(
       `SELECT id, url FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= $1 AND (locked_until IS NULL OR locked_until < $1)
-       ORDER BY next_attempt_at LIMIT $2`,
-      [now.toISOString(), limit],
+       AND NOT (url = ANY($3::text[])) ORDER BY next_attempt_at LIMIT $2`,
+      [now.toISOString(), limit, skipUrls],
     );
     return result.rows;
   }

@@ -8,8 +8,10 @@ import { attemptDelivery, DELIVERY_TIMEOUT_MS, type AttemptOutcome } from './sen
 const POLL_INTERVAL_MS = 250;
 /** A claimed delivery is this instance's for this long; after a crash another instance takes it. */
 const LEASE_MS = DELIVERY_TIMEOUT_MS + 20_000;
-/** Deliveries claimed per round. */
+/** Due deliveries looked at (and claimed at most) per look. */
 const CLAIM_BATCH = 100;
+/** Looks past busy hosts per round (each leaves out at least one more URL). */
+const MAX_LOOKS_PER_ROUND = 8;
 /** Attempts in flight at once, in all and per receiving host: a slow receiver cannot hold the rest. */
 const MAX_IN_FLIGHT = 128;
 const MAX_IN_FLIGHT_PER_HOST = 32;
@@ -89,22 +91,33 @@ export class WebhookDispatcher {
   }
 
   private async round(): Promise<void> {
-    const room = MAX_IN_FLIGHT - this.inFlightTotal;
-    if (room <= 0) return;
     const { deliveryLog, clock } = this.options;
     const now = clock.now();
-    const due = await deliveryLog.due(now, Math.min(CLAIM_BATCH, room * 2));
-    const perHost = new Map(this.inFlight);
-    const wanted = due.filter((delivery) => {
-      const host = hostOf(delivery.url);
-      const count = perHost.get(host) ?? 0;
-      if (count >= MAX_IN_FLIGHT_PER_HOST) return false;
-      perHost.set(host, count + 1);
-      return true;
-    });
-    // Counted before sending: a crash mid-attempt uses the attempt up, so nothing retries forever.
-    const claimed = await deliveryLog.claim(wanted.slice(0, room).map((d) => d.id), now, new Date(now.getTime() + LEASE_MS));
-    for (const delivery of claimed) this.track(hostOf(delivery.url), this.attempt(delivery));
+    // URLs of hosts at their limit are left out of the next look, so a backlog for one slow
+    // receiver, however long, never hides the deliveries due to the others behind it.
+    const passedOver = new Set<string>();
+    for (let look = 0; look < MAX_LOOKS_PER_ROUND; look += 1) {
+      const room = MAX_IN_FLIGHT - this.inFlightTotal;
+      if (room <= 0) return;
+      const limit = Math.min(CLAIM_BATCH, room * 2);
+      const due = await deliveryLog.due(now, limit, [...passedOver]);
+      const perHost = new Map(this.inFlight);
+      const wanted = due.filter((delivery) => {
+        const host = hostOf(delivery.url);
+        const count = perHost.get(host) ?? 0;
+        if (count >= MAX_IN_FLIGHT_PER_HOST) {
+          passedOver.add(delivery.url);
+          return false;
+        }
+        perHost.set(host, count + 1);
+        return true;
+      });
+      // Counted before sending: a crash mid-attempt uses the attempt up, so nothing retries forever.
+      const claimed = await deliveryLog.claim(wanted.slice(0, room).map((d) => d.id), now, new Date(now.getTime() + LEASE_MS));
+      for (const delivery of claimed) this.track(hostOf(delivery.url), this.attempt(delivery));
+      // Look further only past deliveries passed over for their host; the rest waits for the next round.
+      if (due.length < limit || wanted.length === due.length) return;
+    }
   }
 
   private track(host: string, attempt: Promise<void>): void {

@@ -69,7 +69,8 @@ export function webhookUrlProblem(url: string, allowPrivate: boolean): string | 
   if (parsed.username || parsed.password) return 'must not contain credentials';
   if (allowPrivate) return null;
   if (parsed.protocol !== 'https:') return 'must use https';
-  const host = parsed.hostname.replace(/^\[|\]$/g, '');
+  // `localhost.` (a fully qualified name) is the same host as `localhost`.
+  const host = parsed.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '');
   if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.internal')) return 'must not point at a local host';
   if (ipaddr.isValid(host) && !isPublicAddress(host)) return 'must not point at a private, loopback, link-local or metadata address';
   return null;

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import { publicOnlyLookup } from './egress.js';
+import { publicOnlyLookup, webhookUrlProblem } from './egress.js';
 
 /** A receiver must answer within this time (SPEC: 10 seconds). */
 export const DELIVERY_TIMEOUT_MS = 10_000;
@@ -32,6 +32,10 @@ export interface AttemptRequest {
  * from connecting to the last byte read, is bounded by DELIVERY_TIMEOUT_MS.
  */
 export function attemptDelivery(request: AttemptRequest): Promise<AttemptOutcome> {
+  // The URL is checked again here: an IP-literal host is connected to without any lookup, so
+  // the lookup's check never sees it (a URL registered while private targets were allowed).
+  const refused = request.allowPrivate ? null : webhookUrlProblem(request.url, false);
+  if (refused) return Promise.resolve({ kind: 'network-error', error: `webhook target refused: url ${refused}`, durationMs: 0 });
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   return new Promise((resolve) => {

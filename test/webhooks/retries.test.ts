@@ -129,6 +129,22 @@ describe('retries', () => {
     expect(target.requests).toEqual([]);
   });
 
+  it('counts an answer later than 10 s as a failed attempt and retries it', async () => {
+    const receiver = await newReceiver();
+    receiver.reply({ status: 200, delayMs: 12_000 });
+    const api = await newOrganization();
+    const sub = await subscribe(api, receiver.url);
+    await createBoard(api);
+    const [record] = await settled(api, sub.id, 1, 20_000);
+    expect(record).toMatchObject({ status: 'success', attempt_count: 2 });
+    expect(receiver.requests).toHaveLength(2);
+    expectSameDelivery(receiver.requests, record!.delivery_id, sub.secret);
+    // The first attempt is given up 10 s after it started (a moment before it arrived); the retry follows after its delay.
+    const gap = receiver.requests[1]!.arrivedAt - receiver.requests[0]!.arrivedAt;
+    expect(gap).toBeGreaterThanOrEqual(10_000 - 100 + DELAYS[0]!);
+    expect(gap).toBeLessThan(10_000 + 500 + DELAYS[0]! + JITTER_MS + SLACK_MS);
+  }, 30_000);
+
   it('counts a refused connection as a failed attempt', async () => {
     const api = await newOrganization();
     const sub = await subscribe(api, await refusingUrl());
@@ -184,9 +200,12 @@ describe('automatic disabling', () => {
     await settled(api, sub.id, 9, 30_000);
     expect(await subscription(api, sub.id)).toMatchObject({ is_active: true, consecutive_failures: 9 });
 
+    // A success after a retry counts as a success too.
+    receiver.reply({ status: 500 });
     receiver.setDefault({ status: 200 });
     await createBoard(api);
-    await settled(api, sub.id, 10);
+    const [success] = await settled(api, sub.id, 10);
+    expect(success).toMatchObject({ status: 'success', attempt_count: 2 });
     expect(await subscription(api, sub.id)).toMatchObject({ is_active: true, consecutive_failures: 0 });
 
     receiver.setDefault({ status: 500 });
@@ -240,6 +259,7 @@ describe('slow receivers', () => {
     const done = await settled(api, slowSub.id, 5);
     expect(done.every((record) => record.status === 'success' && record.attempt_count === 1)).toBe(true);
   }, 30_000);
+
 });
 
 describe('the real retry schedule', () => {
@@ -263,4 +283,22 @@ describe('the real retry schedule', () => {
     expectSameDelivery(receiver.requests, record!.delivery_id, sub.secret);
     expectGaps(receiver.requests, [1_000, 5_000]);
   }, 40_000);
+});
+
+describe('a backlog for a slow receiver', () => {
+  // Last in the file: the backlog left behind fails fast once its receiver is closed.
+  it('does not hold back the delivery to another receiver behind a backlog of 300 deliveries to a slow one', async () => {
+    const slow = await newReceiver();
+    slow.setDefault({ status: 200, delayMs: 3_000 });
+    const fast = await newReceiver();
+    const api = await newOrganization();
+    for (let i = 0; i < 300; i += 1) await subscribe(api, slow.url);
+    await subscribe(api, fast.url, ['board.archived']);
+    const board = await createBoard(api);
+    const archivedAt = Date.now();
+    expect((await api('PATCH', `/boards/${board}/archive`)).status).toBe(200);
+    const [arrival] = await fast.waitFor(1);
+    expect(arrival!.arrivedAt - archivedAt).toBeLessThan(1_000);
+    expect(slow.requests.length).toBeLessThan(300);
+  }, 60_000);
 });

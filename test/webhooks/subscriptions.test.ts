@@ -193,6 +193,42 @@ describe('reading, changing and deleting subscriptions', () => {
     expect((await api('GET', '/webhooks/subscriptions')).body).toEqual([]);
   });
 
+  it('delivers later events by the url, events and is_active a PATCH set, and nothing once deleted', async () => {
+    const { api } = await newOrganization();
+    await subscribe(api, { url: `${receiver.origin}/control/` });
+    const sub = await subscribe(api, { url: `${receiver.origin}/first/`, events: ['board.created'] });
+    const path = `/webhooks/subscriptions/${sub.id}`;
+    // Delivery rows are written before the API answers, so counting them right after is exact.
+    const rows = async () => (await api('GET', `/webhooks/deliveries?subscription_id=${sub.id}`)).body.length;
+    const toggleArchive = async (times: number) => {
+      for (let i = 0; i < times; i += 1) expect((await api('PATCH', `/boards/${board}/archive`)).status).toBe(200);
+    };
+    const board = await createBoard(api);
+    expect(await rows()).toBe(1);
+
+    expect((await api('PATCH', path, { url: `${receiver.origin}/second/`, events: ['board.archived'] })).status).toBe(200);
+    await createBoard(api);
+    expect(await rows()).toBe(1);
+    await toggleArchive(1);
+    expect(await rows()).toBe(2);
+
+    expect((await api('PATCH', path, { is_active: false })).status).toBe(200);
+    await toggleArchive(2);
+    expect(await rows()).toBe(2);
+    expect((await api('PATCH', path, { is_active: true })).status).toBe(200);
+    await toggleArchive(2);
+    expect(await rows()).toBe(3);
+
+    await receiver.waitFor(2, (request) => request.path.startsWith('/second/'));
+    expect((await api('DELETE', path)).status).toBe(204);
+    await toggleArchive(2);
+    const archivedEvents = (request: { path: string; json: any }) => request.path.startsWith('/control/') && request.json.data.board_id === board && request.json.event === 'board.archived';
+    await receiver.waitFor(4, archivedEvents);
+    await deliveriesSettled(api, 9);
+    expect(receiver.on('/first/').map((request) => request.json.event)).toEqual(['board.created']);
+    expect(receiver.on('/second/').map((request) => request.json.event)).toEqual(['board.archived', 'board.archived']);
+  });
+
   it('answers 404 for a subscription that never existed', async () => {
     const { api } = await newOrganization();
     const path = '/webhooks/subscriptions/00000000-0000-4000-8000-000000000000';
