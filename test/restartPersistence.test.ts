@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import type { BoardObject } from '../src/boards/boardObjects.js';
 import { killRunningServices, startServiceProcess, type ServiceProcess } from './helpers/serviceProcess.js';
 import { createTestDatabase, type TestDatabase } from './helpers/testDatabase.js';
 import { request, type ApiResponse } from './helpers/testServer.js';
@@ -10,16 +11,6 @@ import { request, type ApiResponse } from './helpers/testServer.js';
  */
 const PROCESS_TEST_TIMEOUT_MS = 120_000;
 
-interface BoardObject {
-  id: string;
-  type: string;
-  data: Record<string, unknown>;
-  position: { x: number; y: number };
-  width?: number;
-  height?: number;
-  created_at: string;
-  created_by: string | null;
-}
 
 const databases: TestDatabase[] = [];
 

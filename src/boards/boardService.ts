@@ -10,7 +10,7 @@ import type { Db } from '../store/database.js';
 import type { AccessTokens } from './accessTokens.js';
 import { requireHost, type Caller } from './caller.js';
 import { boardFromRow, configWithDefaults, DEFAULT_EXPIRES_IN_HOURS, type Board } from './board.js';
-import { putObjects, readObjects, type BoardObject } from './boardObjects.js';
+import { putObjects, type BoardObject } from './boardObjects.js';
 import type { AccessLinks } from './presenter.js';
 import type { BoardStatus, CreateBoardInput, ObjectInput, UpdateBoardInput } from './schemas.js';
 
@@ -102,12 +102,7 @@ export class BoardService {
 
   /** The board's objects, read from its live document. */
   async objects(board: Board): Promise<BoardObject[]> {
-    const doc = await this.deps.documents.read(board.id);
-    try {
-      return readObjects(doc);
-    } finally {
-      doc.destroy();
-    }
+    return this.deps.documents.readObjects(board.id);
   }
 
   async update(caller: Caller, id: string, input: UpdateBoardInput): Promise<Board> {

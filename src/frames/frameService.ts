@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Board } from '../boards/board.js';
 import type { BoardService } from '../boards/boardService.js';
-import { readObjects, type BoardObject } from '../boards/boardObjects.js';
+import type { BoardObject } from '../boards/boardObjects.js';
 import type { BoardDocuments } from '../realtime/boardDocuments.js';
 import { requireHost, type Caller } from '../boards/caller.js';
 import type { Clock } from '../clock.js';
@@ -109,22 +109,13 @@ export class FrameService {
    * plus those of every zone document the caller may read, each marked with its `zone_id`.
    */
   async objectsVisibleTo(caller: Caller, board: Board): Promise<Array<BoardObject & { zone_id?: string }>> {
-    const objects: Array<BoardObject & { zone_id?: string }> = await this.readObjectsOf(board.id);
+    const objects: Array<BoardObject & { zone_id?: string }> = await this.deps.documents.readObjects(board.id);
     for (const frame of await this.deps.directory.framesOfBoard(board.id)) {
       if (zoneAccess(frame, caller) === 'none') continue;
-      const zoneObjects = await this.readObjectsOf(zoneDocumentName(board.id, frame.id));
+      const zoneObjects = await this.deps.documents.readObjects(zoneDocumentName(board.id, frame.id));
       objects.push(...zoneObjects.map((object) => ({ ...object, zone_id: frame.id })));
     }
     return objects;
-  }
-
-  private async readObjectsOf(documentName: string): Promise<BoardObject[]> {
-    const doc = await this.deps.documents.read(documentName);
-    try {
-      return readObjects(doc);
-    } finally {
-      doc.destroy();
-    }
   }
 
   async update(caller: Caller, boardId: string, frameId: string, input: FrameFieldsInput): Promise<Frame> {

@@ -1,5 +1,6 @@
 import type { Hocuspocus } from '@hocuspocus/server';
 import * as Y from 'yjs';
+import { readObjects, type BoardObject } from '../boards/boardObjects.js';
 import { errors } from '../errors.js';
 import type { DocumentStore } from '../store/documentStore.js';
 import { CloseEvents } from './closeEvents.js';
@@ -64,6 +65,16 @@ export class BoardDocuments {
     const { state } = await this.store.load(name);
     if (state) Y.applyUpdate(doc, state);
     return doc;
+  }
+
+  /** The objects of a document, oldest first (see `read` for which state is read). */
+  async readObjects(name: string): Promise<BoardObject[]> {
+    const doc = await this.read(name);
+    try {
+      return readObjects(doc);
+    } finally {
+      doc.destroy();
+    }
   }
 
   /** Participants connected to a board now, each with its last reported location. */
