@@ -243,7 +243,7 @@ export class BoardService {
     const hasTutorial = Object.values(tutorial).some((value) => value !== undefined);
     const tokenNonce = randomBytes(16).toString('base64url');
     const issued = input.webhook_url ? this.webhookSecretFor(input.webhook_url, null) : null;
-    await db.board.create({
+    const row = await db.board.create({
       data: {
         id,
         organizationId: caller.organizationId,
@@ -263,7 +263,7 @@ export class BoardService {
         expiresAt: new Date(now.getTime() + (input.expires_in_hours ?? DEFAULT_EXPIRES_IN_HOURS) * HOUR_MS),
       },
     });
-    const created = boardFromRow(await db.board.findUniqueOrThrow({ where: { id } }));
+    const created = boardFromRow(row);
     const links = this.accessLinks(created);
     await this.deps.bus.publish('board.created', {
       ...eventSubject(created),
@@ -280,7 +280,8 @@ export class BoardService {
         throw error;
       }
     }
-    const board = boardFromRow(await db.board.findUniqueOrThrow({ where: { id } }));
+    // Writing objects changed the row (objects_count, updated_at).
+    const board = objects.length > 0 ? boardFromRow(await db.board.findUniqueOrThrow({ where: { id } })) : created;
     return issued ? { ...board, issuedWebhookSecret: issued.secret } : board;
   }
 

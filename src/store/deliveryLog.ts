@@ -35,6 +35,17 @@ export interface AttemptRecord {
   responded: boolean;
 }
 
+/** What becomes of a delivery after an attempt: done, tried again at `at`, or given up. */
+export type DeliveryState = { status: 'success'; at: Date } | { status: 'retry'; at: Date } | { status: 'failed'; at: Date };
+
+/** One attempt's outcome to record. */
+export interface RecordedAttempt {
+  id: string;
+  subscriptionId: string | null;
+  attempt: AttemptRecord;
+  next: DeliveryState;
+}
+
 /**
  * The webhook outbox's hot path: writing deliveries, claiming due ones with a lease, and
  * recording attempts. Like the update log it talks to the driver directly: through Prisma's
@@ -47,11 +58,11 @@ export interface DeliveryLog {
   due(now: Date, limit: number, skipUrls?: string[]): Promise<Array<{ id: string; url: string }>>;
   /** Leases the given deliveries if nobody else holds them; returns those it got. */
   claim(ids: string[], now: Date, leaseUntil: Date): Promise<ClaimedDelivery[]>;
-  succeeded(id: string, attempt: AttemptRecord, now: Date): Promise<void>;
-  retryAt(id: string, attempt: AttemptRecord, next: Date): Promise<void>;
-  failed(id: string, attempt: AttemptRecord, now: Date): Promise<void>;
-  /** A success resets the subscription's consecutive failure count. */
-  resetFailures(subscriptionId: string): Promise<void>;
+  /**
+   * Records attempts in one transaction (releasing their leases); a success also resets its
+   * subscription's consecutive failure count.
+   */
+  record(attempts: RecordedAttempt[]): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -68,6 +79,8 @@ const COLUMNS = 'id, subscription_id AS "subscriptionId", event, url, body, sign
 
 class SqliteDeliveryLog implements DeliveryLog {
   private readonly db: BetterSqlite3.Database;
+  /** Statements prepared once per distinct SQL text (preparing cost more than running them). */
+  private readonly statements = new Map<string, BetterSqlite3.Statement>();
 
   constructor(file: string) {
     this.db = new BetterSqlite3(file);
@@ -76,7 +89,7 @@ class SqliteDeliveryLog implements DeliveryLog {
   }
 
   async insert(deliveries: NewDelivery[]): Promise<void> {
-    const insert = this.db.prepare(
+    const insert = this.statement(
       `INSERT INTO webhook_deliveries (id, organization_id, subscription_id, board_id, event, url, body, signature, status, attempt_count, next_attempt_at, created_at, responded_attempts, response_ms_total)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, 0, 0)`,
     );
@@ -91,53 +104,64 @@ class SqliteDeliveryLog implements DeliveryLog {
   async due(now: Date, limit: number, skipUrls: string[] = []) {
     const at = sqliteTime(now);
     const skip = skipUrls.length > 0 ? `AND url NOT IN (${skipUrls.map(() => '?').join(', ')})` : '';
-    return this.db
-      .prepare(
-        `SELECT id, url FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ? AND (locked_until IS NULL OR locked_until < ?) ${skip}
-         ORDER BY next_attempt_at LIMIT ?`,
-      )
-      .all(at, at, ...skipUrls, limit) as Array<{ id: string; url: string }>;
+    return this.statement(
+      `SELECT id, url FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ? AND (locked_until IS NULL OR locked_until < ?) ${skip}
+       ORDER BY next_attempt_at LIMIT ?`,
+    ).all(at, at, ...skipUrls, limit) as Array<{ id: string; url: string }>;
   }
 
   async claim(ids: string[], now: Date, leaseUntil: Date): Promise<ClaimedDelivery[]> {
     if (ids.length === 0) return [];
     const placeholders = ids.map(() => '?').join(', ');
-    return this.db
-      .prepare(
-        `UPDATE webhook_deliveries SET locked_until = ?, attempt_count = attempt_count + 1
-         WHERE id IN (${placeholders}) AND status = 'pending' AND (locked_until IS NULL OR locked_until < ?) RETURNING ${COLUMNS}`,
-      )
-      .all(sqliteTime(leaseUntil), ...ids, sqliteTime(now)) as ClaimedDelivery[];
+    return this.statement(
+      `UPDATE webhook_deliveries SET locked_until = ?, attempt_count = attempt_count + 1
+       WHERE id IN (${placeholders}) AND status = 'pending' AND (locked_until IS NULL OR locked_until < ?) RETURNING ${COLUMNS}`,
+    ).all(sqliteTime(leaseUntil), ...ids, sqliteTime(now)) as ClaimedDelivery[];
   }
 
-  async succeeded(id: string, attempt: AttemptRecord, now: Date) {
-    this.record(id, attempt, `status = 'success', completed_at = ?`, [sqliteTime(now)]);
-  }
-
-  async retryAt(id: string, attempt: AttemptRecord, next: Date) {
-    this.record(id, attempt, `next_attempt_at = ?`, [sqliteTime(next)]);
-  }
-
-  async failed(id: string, attempt: AttemptRecord, now: Date) {
-    this.record(id, attempt, `status = 'failed', completed_at = ?`, [sqliteTime(now)]);
-  }
-
-  async resetFailures(subscriptionId: string) {
-    this.db.prepare('UPDATE webhook_subscriptions SET consecutive_failures = 0 WHERE id = ? AND consecutive_failures > 0').run(subscriptionId);
+  async record(attempts: RecordedAttempt[]): Promise<void> {
+    const update = this.statement(
+      `UPDATE webhook_deliveries SET status = ?, next_attempt_at = COALESCE(?, next_attempt_at), completed_at = ?, locked_until = NULL,
+       last_status_code = ?, last_error = ?, last_response_ms = ?, responded_attempts = responded_attempts + ?, response_ms_total = response_ms_total + ?
+       WHERE id = ?`,
+    );
+    const reset = this.statement('UPDATE webhook_subscriptions SET consecutive_failures = 0 WHERE id = ? AND consecutive_failures > 0');
+    this.db.transaction(() => {
+      for (const { id, attempt, next } of attempts) {
+        const at = sqliteTime(next.at);
+        update.run(
+          next.status === 'retry' ? 'pending' : next.status,
+          next.status === 'retry' ? at : null,
+          next.status === 'retry' ? null : at,
+          ...attemptColumns(attempt),
+          id,
+        );
+      }
+      for (const subscriptionId of succeededSubscriptions(attempts)) reset.run(subscriptionId);
+    })();
   }
 
   async close() {
     this.db.close();
   }
 
-  private record(id: string, attempt: AttemptRecord, set: string, values: unknown[]): void {
-    this.db
-      .prepare(
-        `UPDATE webhook_deliveries SET ${set}, locked_until = NULL, last_status_code = ?, last_error = ?, last_response_ms = ?,
-         responded_attempts = responded_attempts + ?, response_ms_total = response_ms_total + ? WHERE id = ?`,
-      )
-      .run(...values, attempt.statusCode, attempt.error, attempt.durationMs, attempt.responded ? 1 : 0, attempt.responded ? attempt.durationMs : 0, id);
+  private statement(sql: string): BetterSqlite3.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
   }
+}
+
+/** last_status_code, last_error, last_response_ms, responded_attempts +, response_ms_total +. */
+function attemptColumns(attempt: AttemptRecord): [number | null, string | null, number, number, number] {
+  return [attempt.statusCode, attempt.error, attempt.durationMs, attempt.responded ? 1 : 0, attempt.responded ? attempt.durationMs : 0];
+}
+
+function succeededSubscriptions(attempts: RecordedAttempt[]): Set<string> {
+  return new Set(attempts.flatMap((a) => (a.next.status === 'success' && a.subscriptionId ? [a.subscriptionId] : [])));
 }
 
 class PostgresDeliveryLog implements DeliveryLog {
@@ -187,31 +211,28 @@ class PostgresDeliveryLog implements DeliveryLog {
     return result.rows;
   }
 
-  async succeeded(id: string, attempt: AttemptRecord, now: Date) {
-    await this.record(id, attempt, `status = 'success', completed_at = $7`, [now.toISOString()]);
-  }
-
-  async retryAt(id: string, attempt: AttemptRecord, next: Date) {
-    await this.record(id, attempt, `next_attempt_at = $7`, [next.toISOString()]);
-  }
-
-  async failed(id: string, attempt: AttemptRecord, now: Date) {
-    await this.record(id, attempt, `status = 'failed', completed_at = $7`, [now.toISOString()]);
-  }
-
-  async resetFailures(subscriptionId: string) {
-    await this.pool.query('UPDATE webhook_subscriptions SET consecutive_failures = 0 WHERE id = $1 AND consecutive_failures > 0', [subscriptionId]);
+  async record(attempts: RecordedAttempt[]): Promise<void> {
+    const rows = attempts.map(({ id, attempt, next }) => [id, next.status === 'retry' ? 'pending' : next.status, next.at.toISOString(), ...attemptColumns(attempt)]);
+    const column = (index: number) => rows.map((row) => row[index]);
+    // One statement (one round trip, atomic): the deliveries and the failure counts they reset.
+    await this.pool.query(
+      `WITH v AS (
+         SELECT * FROM unnest($1::text[], $2::text[], $3::timestamp[], $4::int[], $5::text[], $6::int[], $7::int[], $8::int[])
+           AS v(id, status, at, code, error, ms, responded, responded_ms)
+       ), recorded AS (
+         UPDATE webhook_deliveries AS d SET status = v.status,
+           next_attempt_at = CASE WHEN v.status = 'pending' THEN v.at ELSE d.next_attempt_at END,
+           completed_at = CASE WHEN v.status = 'pending' THEN NULL ELSE v.at END,
+           locked_until = NULL, last_status_code = v.code, last_error = v.error, last_response_ms = v.ms,
+           responded_attempts = d.responded_attempts + v.responded, response_ms_total = d.response_ms_total + v.responded_ms
+         FROM v WHERE d.id = v.id
+       )
+       UPDATE webhook_subscriptions SET consecutive_failures = 0 WHERE id = ANY($9::text[]) AND consecutive_failures > 0`,
+      [...[0, 1, 2, 3, 4, 5, 6, 7].map(column), [...succeededSubscriptions(attempts)]],
+    );
   }
 
   async close() {
     await Promise.all([this.durable.end(), this.pool.end()]);
-  }
-
-  private async record(id: string, attempt: AttemptRecord, set: string, values: unknown[]): Promise<void> {
-    await this.pool.query(
-      `UPDATE webhook_deliveries SET ${set}, locked_until = NULL, last_status_code = $2, last_error = $3, last_response_ms = $4,
-       responded_attempts = responded_attempts + $5, response_ms_total = response_ms_total + $6 WHERE id = $1`,
-      [id, attempt.statusCode, attempt.error, attempt.durationMs, attempt.responded ? 1 : 0, attempt.responded ? attempt.durationMs : 0, ...values],
-    );
   }
 }

@@ -1,7 +1,8 @@
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { Db } from '../store/database.js';
-import type { AttemptRecord, ClaimedDelivery, DeliveryLog } from '../store/deliveryLog.js';
+import type { AttemptRecord, ClaimedDelivery, DeliveryLog, DeliveryState, RecordedAttempt } from '../store/deliveryLog.js';
+import { GroupCommit } from '../util/groupCommit.js';
 import { attemptDelivery, DELIVERY_TIMEOUT_MS, type AttemptOutcome } from './sender.js';
 
 /** How often due deliveries are looked for when nothing wakes the dispatcher. */
@@ -15,6 +16,7 @@ const MAX_LOOKS_PER_ROUND = 8;
 /** Attempts in flight at once, in all and per receiving host: a slow receiver cannot hold the rest. */
 const MAX_IN_FLIGHT = 128;
 const MAX_IN_FLIGHT_PER_HOST = 32;
+const MAX_UNRECORDED = 4 * MAX_IN_FLIGHT;
 /** Consecutive failed deliveries after which a subscription is disabled (SPEC Limits). */
 export const AUTO_DISABLE_AFTER = 10;
 const USER_AGENT = 'Whiteboard-Webhooks/1.0';
@@ -45,8 +47,21 @@ export class WebhookDispatcher {
   private readonly inFlight = new Map<string, number>();
   private inFlightTotal = 0;
   private readonly attempts = new Set<Promise<void>>();
+  /**
+   * Until when (monotonic ms) looking past busy hosts is not worth it: the last such look
+   * found nothing else due. That look walks the whole backlog of the busy hosts, so repeating
+   * it after every finished attempt cost more CPU than the sending itself.
+   */
+  private furtherLooksIdleUntil = 0;
+  /** URLs the last round passed over because their host was at its limit. */
+  private passedOver = new Set<string>();
 
-  constructor(private readonly options: DispatcherOptions) {}
+  /** Attempt outcomes, written in batches: one transaction per burst instead of per attempt. */
+  private readonly outcomes: GroupCommit<RecordedAttempt>;
+
+  constructor(private readonly options: DispatcherOptions) {
+    this.outcomes = new GroupCommit((attempts) => options.deliveryLog.record(attempts));
+  }
 
   start(): void {
     this.stopped = false;
@@ -55,7 +70,13 @@ export class WebhookDispatcher {
     this.wake();
   }
 
-  /** Looks for due deliveries now (called when new ones are written). */
+  /** New deliveries were written: any for a host not at its limit is worth looking past busy ones for. */
+  deliveriesAdded(urls: string[]): void {
+    if (urls.some((url) => !this.passedOver.has(url))) this.furtherLooksIdleUntil = 0;
+    this.wake();
+  }
+
+  /** Looks for due deliveries now. */
   wake(): void {
     if (this.stopped) return;
     if (this.running) {
@@ -96,11 +117,16 @@ export class WebhookDispatcher {
     // URLs of hosts at their limit are left out of the next look, so a backlog for one slow
     // receiver, however long, never hides the deliveries due to the others behind it.
     const passedOver = new Set<string>();
+    this.passedOver = passedOver;
     for (let look = 0; look < MAX_LOOKS_PER_ROUND; look += 1) {
       const room = MAX_IN_FLIGHT - this.inFlightTotal;
-      if (room <= 0) return;
+      // Outcomes not yet recorded are bounded too, should the database fall behind.
+      if (room <= 0 || this.attempts.size >= MAX_UNRECORDED) return;
+      if (look > 0 && performance.now() < this.furtherLooksIdleUntil) return;
       const limit = Math.min(CLAIM_BATCH, room * 2);
       const due = await deliveryLog.due(now, limit, [...passedOver]);
+      // Retries falling due are found by the next poll; new deliveries reset this at once.
+      if (look > 0 && due.length === 0) this.furtherLooksIdleUntil = performance.now() + POLL_INTERVAL_MS;
       const perHost = new Map(this.inFlight);
       const wanted = due.filter((delivery) => {
         const host = hostOf(delivery.url);
@@ -114,26 +140,37 @@ export class WebhookDispatcher {
       });
       // Counted before sending: a crash mid-attempt uses the attempt up, so nothing retries forever.
       const claimed = await deliveryLog.claim(wanted.slice(0, room).map((d) => d.id), now, new Date(now.getTime() + LEASE_MS));
-      for (const delivery of claimed) this.track(hostOf(delivery.url), this.attempt(delivery));
+      for (const delivery of claimed) this.dispatch(delivery);
       // Look further only past deliveries passed over for their host; the rest waits for the next round.
       if (due.length < limit || wanted.length === due.length) return;
     }
   }
 
-  private track(host: string, attempt: Promise<void>): void {
+  /**
+   * Sends one claimed delivery and records its outcome. The host's slot is given back as soon
+   * as the receiver answered: recording is batched with other outcomes and must not hold the
+   * receiver's concurrency (it was two thirds of a slot's time).
+   */
+  private dispatch(delivery: ClaimedDelivery): void {
+    const host = hostOf(delivery.url);
     this.inFlight.set(host, (this.inFlight.get(host) ?? 0) + 1);
     this.inFlightTotal += 1;
-    const tracked = attempt.finally(() => {
+    const sent = this.send(delivery).finally(() => {
       this.inFlight.set(host, (this.inFlight.get(host) ?? 1) - 1);
       this.inFlightTotal -= 1;
-      this.attempts.delete(tracked);
       this.wake();
     });
-    this.attempts.add(tracked);
+    const settled: Promise<void> = sent
+      .then((outcome) => this.record(delivery, outcome))
+      .catch((error) => {
+        this.options.logger.error({ err: error, delivery_id: delivery.id }, 'recording a webhook attempt failed; the lease will expire and it is retried');
+      })
+      .finally(() => this.attempts.delete(settled));
+    this.attempts.add(settled);
   }
 
-  private async attempt(delivery: ClaimedDelivery): Promise<void> {
-    const outcome = await attemptDelivery({
+  private send(delivery: ClaimedDelivery): Promise<AttemptOutcome> {
+    return attemptDelivery({
       url: delivery.url,
       body: delivery.body,
       allowPrivate: this.options.allowPrivateTargets,
@@ -148,35 +185,28 @@ export class WebhookDispatcher {
         'X-Webhook-Timestamp': String(Math.floor(Date.parse(eventTimeOf(delivery.body)) / 1000)),
       },
     });
-    try {
-      await this.record(delivery, outcome);
-    } catch (error) {
-      this.options.logger.error({ err: error, delivery_id: delivery.id }, 'recording a webhook attempt failed; the lease will expire and it is retried');
-    }
   }
 
   private async record(delivery: ClaimedDelivery, outcome: AttemptOutcome): Promise<void> {
-    const { deliveryLog, clock, retryDelaysMs } = this.options;
-    const now = clock.now();
+    const now = this.options.clock.now();
     const attempt: AttemptRecord = {
       statusCode: outcome.kind === 'network-error' ? null : outcome.statusCode,
       error: outcomeError(outcome),
       durationMs: outcome.durationMs,
       responded: outcome.kind !== 'network-error',
     };
-    if (outcome.kind === 'success') {
-      await deliveryLog.succeeded(delivery.id, attempt, now);
-      if (delivery.subscriptionId) await deliveryLog.resetFailures(delivery.subscriptionId);
-      return;
-    }
-    const delay = retryDelaysMs[delivery.attemptCount - 1];
-    if (delay !== undefined) {
-      const jitter = (this.options.jitterMs ?? (() => Math.floor(Math.random() * 1000)))();
-      await deliveryLog.retryAt(delivery.id, attempt, new Date(now.getTime() + delay + jitter));
-      return;
-    }
-    await deliveryLog.failed(delivery.id, attempt, now);
-    if (delivery.subscriptionId) await this.countFailure(delivery.subscriptionId, now);
+    const next = this.nextState(delivery, outcome, now);
+    await this.outcomes.add({ id: delivery.id, subscriptionId: delivery.subscriptionId, attempt, next });
+    if (next.status === 'failed' && delivery.subscriptionId) await this.countFailure(delivery.subscriptionId, now);
+  }
+
+  /** Success, a retry after the next delay plus jitter, or failed after the last retry. */
+  private nextState(delivery: ClaimedDelivery, outcome: AttemptOutcome, now: Date): DeliveryState {
+    if (outcome.kind === 'success') return { status: 'success', at: now };
+    const delay = this.options.retryDelaysMs[delivery.attemptCount - 1];
+    if (delay === undefined) return { status: 'failed', at: now };
+    const jitter = (this.options.jitterMs ?? (() => Math.floor(Math.random() * 1000)))();
+    return { status: 'retry', at: new Date(now.getTime() + delay + jitter) };
   }
 
   /** One more delivery failed for good; the tenth in a row disables the subscription. */

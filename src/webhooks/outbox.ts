@@ -37,7 +37,7 @@ export class WebhookOutbox {
   private readonly boards = new Map<string, Promise<BoardTarget | null>>();
 
   constructor(
-    private readonly deps: { db: Db; deliveryLog: DeliveryLog; clock: Clock; secrets: SecretBox; logger: Logger; wake: () => void },
+    private readonly deps: { db: Db; deliveryLog: DeliveryLog; clock: Clock; secrets: SecretBox; logger: Logger; wake: (urls: string[]) => void },
   ) {}
 
   /** Bus listener. */
@@ -75,7 +75,7 @@ export class WebhookOutbox {
       }),
     );
     if (event.name === 'board.deleted') this.boards.delete(payload.board_id);
-    this.deps.wake();
+    this.deps.wake(targets.map((target) => target.url));
   };
 
   /** Forgets the cached subscriptions of an organization (after any subscription change). */

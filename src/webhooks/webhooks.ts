@@ -42,7 +42,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
     retryDelaysMs: options.retryDelaysMs,
     allowPrivateTargets: options.allowPrivateTargets,
   });
-  const outbox = new WebhookOutbox({ db: options.db, deliveryLog: options.deliveryLog, clock: options.clock, secrets, logger, wake: () => dispatcher.wake() });
+  const outbox = new WebhookOutbox({ db: options.db, deliveryLog: options.deliveryLog, clock: options.clock, secrets, logger, wake: (urls) => dispatcher.deliveriesAdded(urls) });
   dispatcher.onDisabled = (organizationId) => outbox.subscriptionsChanged(organizationId);
   const subscriptions = new SubscriptionService({
     db: options.db,
