@@ -61,7 +61,8 @@ async function startOurs(): Promise<Target> {
   const dbFile = join(tmpdir(), `wb-bench-${randomBytes(4).toString('hex')}.db`);
   const apiKey = `wb_bench_${randomBytes(8).toString('hex')}`;
   const { child, url } = await startProcess(['src/main.ts'], {
-    PORT: '0', HOST: '127.0.0.1', DATABASE_URL: process.env.DATABASE_URL ?? `file:${dbFile}`, BOOTSTRAP_API_KEY: apiKey, LOG_LEVEL: 'warn', NODE_ENV: 'production',
+    PORT: '0', HOST: '127.0.0.1', DATABASE_URL: process.env.DATABASE_URL ?? `file:${dbFile}`, BOOTSTRAP_API_KEY: apiKey, BOOTSTRAP_PLAN: 'enterprise', LOG_LEVEL: 'warn', NODE_ENV: 'production',
+    RATE_LIMIT_PER_MINUTE: '0', RATE_LIMIT_PER_HOUR: '0', RATE_LIMIT_PER_HOUR_PREMIUM: '0',
   });
   const boards: Array<{ id: string; token: string }> = [];
   for (let i = 0; i < B; i += 1) {

@@ -55,7 +55,8 @@ const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port
 const dbFile = join(tmpdir(), `wb-bench-webhooks-${randomBytes(4).toString('hex')}.db`);
 const apiKey = `wb_bench_${randomBytes(8).toString('hex')}`;
 const child = spawn(process.execPath, [...(process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []), '--import', 'tsx', 'src/main.ts'], {
-  env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATABASE_URL: process.env.DATABASE_URL ?? `file:${dbFile}`, BOOTSTRAP_API_KEY: apiKey, LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE: 'true' },
+  env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATABASE_URL: process.env.DATABASE_URL ?? `file:${dbFile}`, BOOTSTRAP_API_KEY: apiKey, BOOTSTRAP_PLAN: 'enterprise', LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE: 'true',
+    RATE_LIMIT_PER_MINUTE: '0', RATE_LIMIT_PER_HOUR: '0', RATE_LIMIT_PER_HOUR_PREMIUM: '0' },
   stdio: ['ignore', 'pipe', 'inherit'],
 });
 const url = await new Promise<string>((resolve, reject) => {

@@ -9,7 +9,7 @@ import { ExpirySweeper } from './boards/expirySweeper.js';
 import { systemClock, type Clock } from './clock.js';
 import type { AppConfig } from './config.js';
 import { EventBus } from './events/bus.js';
-import { requireApiKey } from './http/auth.js';
+import { ApiKeyAuthenticator, requireOrganizationCredential } from './http/auth.js';
 import { authenticateBoardCaller } from './http/boardCaller.js';
 import { createHttpApp } from './http/httpApp.js';
 import { FrameDirectory } from './frames/frameDirectory.js';
@@ -20,7 +20,19 @@ import { createLogger, type Logger } from './logger.js';
 import { adminRoutes } from './organizations/adminRoutes.js';
 import { OrganizationService } from './organizations/organizationService.js';
 import { isPlan } from './organizations/plans.js';
+import { createApiRateLimits } from './rateLimits/apiRateLimits.js';
+import { meterApiCalls } from './quotas/apiCallMeter.js';
+import { QuotaService } from './quotas/quotaService.js';
+import { quotaRoutes } from './quotas/quotaRoutes.js';
+import { SocketMessageMeter } from './quotas/socketMessageMeter.js';
+import { UsageGauges } from './quotas/usageGauges.js';
+import { UsageStore } from './quotas/usageStore.js';
+import { objectTypeRoutes } from './objectTypes/objectTypeRoutes.js';
+import { ObjectTypeService } from './objectTypes/objectTypeService.js';
 import { createRealtime } from './realtime/realtime.js';
+import { authRoutes } from './users/authRoutes.js';
+import { organizationRoutes } from './users/organizationRoutes.js';
+import { createUsers } from './users/users.js';
 import { openDatabase } from './store/database.js';
 import type { DocumentStore } from './store/documentStore.js';
 import { migrate } from './store/migrator.js';
@@ -45,6 +57,9 @@ export interface App {
   organizations: OrganizationService;
   expirySweeper: ExpirySweeper;
   webhooks: Webhooks;
+  quotas: QuotaService;
+  /** Socket message metering (tests flush it instead of waiting a second). */
+  socketMessages: SocketMessageMeter;
   /** The development API key, when this start had to create the development organization. */
   developmentApiKey: string | null;
   /** How many Yjs documents are loaded in memory now (read-only; tests check unloading). */
@@ -67,19 +82,35 @@ export async function startApp(options: AppOptions): Promise<App> {
   const bus = new EventBus(clock, logger);
   const organizations = new OrganizationService({ db, clock });
   const tokens = new AccessTokens(await serverSecret(db, 'board-token-key', clock.now()));
-  const access = new BoardAccess({ db, clock, tokens });
+  // Known once the server listens (PORT=0 picks the port).
+  let appUrl = config.appUrl ?? '';
+  // Quotas measure live participants through the realtime registry, created just below.
+  let participantsOnline: (boardId: string) => number = () => 0;
+  const quotas = new QuotaService({
+    prisma: db,
+    clock,
+    usage: new UsageStore(db),
+    gauges: new UsageGauges(db, (boardId) => participantsOnline(boardId)),
+    upgradeUrl: () => config.upgradeUrl ?? `${appUrl}/upgrade`,
+  });
+  const socketMessages = new SocketMessageMeter(quotas, logger);
+  const access = new BoardAccess({ db, clock, tokens, quotas });
   await access.backfillLookupHashes();
   const frameDirectory = new FrameDirectory(db);
+  const objectTypes = new ObjectTypeService({ db, clock, logger });
   const realtime = createRealtime({
     database,
     access,
     frames: frameDirectory,
     history: new ParticipantHistory(db),
+    objectRules: objectTypes,
     bus,
     clock,
     logger,
     decorateStore: options.decorateStore,
+    socketMessages,
   });
+  participantsOnline = (boardId) => realtime.participantsOnline(boardId);
 
   let developmentApiKey: string | null = null;
   if (config.bootstrapApiKey) await organizations.ensureBootstrapKey(config.bootstrapApiKey, config.bootstrapPlan);
@@ -89,7 +120,7 @@ export async function startApp(options: AppOptions): Promise<App> {
   const server = createServer();
   await listen(server, config.port, config.host);
   const port = (server.address() as AddressInfo).port;
-  const appUrl = config.appUrl ?? `http://localhost:${port}`;
+  appUrl = config.appUrl ?? `http://localhost:${port}`;
 
   const webhooks = createWebhooks({
     db,
@@ -100,6 +131,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     serverSecret: await serverSecret(db, 'webhook-secret-key', clock.now()),
     allowPrivateTargets: config.webhookAllowPrivate,
     retryDelaysMs: config.webhookRetryDelaysMs,
+    quotas,
   });
   const boards = new BoardService({
     db,
@@ -110,19 +142,30 @@ export async function startApp(options: AppOptions): Promise<App> {
     appUrl,
     frames: frameDirectory,
     webhooks: webhooks.boardKeys,
+    quotas,
+    objectRules: objectTypes,
     logger,
   });
   const frames = new FrameService({ db, directory: frameDirectory, clock, boards, documents: realtime.documents, listener: realtime.zones });
   const expirySweeper = new ExpirySweeper(boards, config.expirySweepIntervalMs, logger);
-  const boardAuth = authenticateBoardCaller(organizations, access);
+  const rateLimits = await createApiRateLimits({ config: config.rateLimits, redisUrl: config.redisUrl, clock, logger });
+  const apiKeys = new ApiKeyAuthenticator(organizations, [rateLimits.policy, meterApiCalls(quotas)]);
+  const requireApiKey = apiKeys.required();
+  const boardAuth = authenticateBoardCaller(apiKeys, access);
+  const users = await createUsers({ prisma: db, clock, logger, jwtSecret: config.jwtSecret, redisUrl: config.redisUrl });
   const api = Router();
   api.use('/admin', adminRoutes(organizations, config.adminToken));
   api.use(
     '/boards',
-    boardRoutes(boards, realtime.documents, frames, { organization: requireApiKey(organizations), board: boardAuth }),
+    boardRoutes(boards, realtime.documents, frames, { organization: requireApiKey, board: boardAuth }),
     frameRoutes(frames, boardAuth),
   );
-  api.use('/webhooks', requireApiKey(organizations), webhookRoutes(webhooks.subscriptions));
+  api.use('/webhooks', requireApiKey, webhookRoutes(webhooks.subscriptions));
+  api.use('/object-types', requireApiKey, objectTypeRoutes(objectTypes));
+  api.use('/auth', authRoutes(users.auth));
+  const requireKeyOrUserToken = requireOrganizationCredential(apiKeys, users.tokens);
+  api.use('/organizations', organizationRoutes(organizations, requireKeyOrUserToken));
+  api.use('/quota', quotaRoutes(quotas, requireKeyOrUserToken));
   const app = createHttpApp({
     logger,
     now: () => clock.now(),
@@ -135,16 +178,20 @@ export async function startApp(options: AppOptions): Promise<App> {
   realtime.listen(server);
   expirySweeper.start();
   webhooks.start();
+  socketMessages.start();
 
   let closing: Promise<void> | null = null;
   async function close(): Promise<void> {
     closing ??= (async () => {
       await expirySweeper.stop();
       await webhooks.stop();
+      await socketMessages.stop();
       // Sockets first (clients are told 1012 and reconnect elsewhere), then HTTP, then storage.
       await realtime.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await rateLimits.close();
+      await users.close();
       await database.close();
     })();
     return closing;
@@ -158,6 +205,8 @@ export async function startApp(options: AppOptions): Promise<App> {
     organizations,
     expirySweeper,
     webhooks,
+    quotas,
+    socketMessages,
     developmentApiKey,
     documentsLoaded: () => realtime.hocuspocus.getDocumentsCount(),
     close,

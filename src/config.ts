@@ -16,6 +16,8 @@ export interface AppConfig {
   bootstrapPlan: string;
   /** Enables the admin API; without it the admin API answers 404. */
   adminToken?: string;
+  /** Signs user access tokens (HS256); unset = a random key generated and kept in the database. */
+  jwtSecret?: string;
   nodeEnv: string;
   /** @default 'info' ('silent' under test) */
   logLevel: string;
@@ -25,6 +27,22 @@ export interface AppConfig {
   webhookAllowPrivate: boolean;
   /** Delays before each webhook retry. @default [1000, 5000, 25000] */
   webhookRetryDelaysMs: number[];
+  /** Where 402/403 quota answers send clients to raise their plan. @default `${APP_URL}/upgrade` */
+  upgradeUrl?: string;
+  /** API rate limits per key. */
+  rateLimits: RateLimitConfig;
+}
+
+/** Requests allowed per API key; 0 turns that limit off. */
+export interface RateLimitConfig {
+  /** @default 100 */
+  perMinute: number;
+  /** Standard plans (starter, professional). @default 1000 */
+  perHour: number;
+  /** Premium plans (business, enterprise). @default 10000 */
+  perHourPremium: number;
+  /** Prefix of the counters' Redis keys. @default 'wb:rl:' */
+  keyPrefix: string;
 }
 
 function retryDelays(value: string | undefined): number[] {
@@ -34,6 +52,13 @@ function retryDelays(value: string | undefined): number[] {
     throw new Error(`WEBHOOK_RETRY_DELAYS_MS must be comma-separated non-negative integers, got "${value}"`);
   }
   return delays;
+}
+
+/** HS256 needs a key at least as long as its 256-bit output to keep its strength. */
+function jwtSecret(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  if (value.length < 32) throw new Error('JWT_SECRET must be at least 32 characters long');
+  return value;
 }
 
 function integer(value: string | undefined, fallback: number, name: string): number {
@@ -59,10 +84,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     bootstrapApiKey: env.BOOTSTRAP_API_KEY || undefined,
     bootstrapPlan: env.BOOTSTRAP_PLAN || 'professional',
     adminToken: env.ADMIN_TOKEN || undefined,
+    jwtSecret: jwtSecret(env.JWT_SECRET),
     nodeEnv: env.NODE_ENV || 'development',
     logLevel: env.LOG_LEVEL || (env.NODE_ENV === 'test' ? 'silent' : 'info'),
     expirySweepIntervalMs: integer(env.EXPIRY_SWEEP_INTERVAL_MS, 30_000, 'EXPIRY_SWEEP_INTERVAL_MS'),
     webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE ? env.WEBHOOK_ALLOW_PRIVATE === 'true' : env.NODE_ENV !== 'production',
     webhookRetryDelaysMs: retryDelays(env.WEBHOOK_RETRY_DELAYS_MS),
+    upgradeUrl: env.UPGRADE_URL || undefined,
+    rateLimits: {
+      perMinute: integer(env.RATE_LIMIT_PER_MINUTE, 100, 'RATE_LIMIT_PER_MINUTE'),
+      perHour: integer(env.RATE_LIMIT_PER_HOUR, 1_000, 'RATE_LIMIT_PER_HOUR'),
+      perHourPremium: integer(env.RATE_LIMIT_PER_HOUR_PREMIUM, 10_000, 'RATE_LIMIT_PER_HOUR_PREMIUM'),
+      keyPrefix: env.RATE_LIMIT_KEY_PREFIX || 'wb:rl:',
+    },
   };
 }

@@ -51,4 +51,15 @@ export const errors = {
   payloadTooLarge: (message = 'Request body is too large') => new AppError('payload_too_large', message),
   unprocessable: (message: string | string[], details?: FieldError[]) => new AppError('unprocessable', message, details),
   unavailable: (message: string) => new AppError('unavailable', message),
+  /** A quota of the plan is used up (402, SPEC Errors: `quotaType`, `current`, `limit`, `upgradeUrl`). */
+  quotaExceeded: (quota: { quotaType: string; current: number; limit: number; upgradeUrl: string }) =>
+    new AppError('payment_required', `Quota exceeded: ${quota.quotaType} (${quota.current} of ${quota.limit} used)`, undefined, quota),
+  /** The plan does not include the feature at all (limit "none", DESIGN 4: 403). */
+  planLacksFeature: (quota: { quotaType: string; plan: string; upgradeUrl: string }) =>
+    new AppError('forbidden', `The ${quota.plan} plan does not include ${quota.quotaType}`, undefined, {
+      quotaType: quota.quotaType,
+      current: 0,
+      limit: 0,
+      upgradeUrl: quota.upgradeUrl,
+    }),
 };

@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.js';
 import { errors } from '../errors.js';
+import type { Plan } from '../organizations/plans.js';
 import type { Db } from '../store/database.js';
 import { hashToken, type AccessTokens, type BoardRole } from './accessTokens.js';
 import { boardFromRow, type Board } from './board.js';
@@ -8,6 +9,14 @@ import { boardFromRow, type Board } from './board.js';
 export interface BoardGrant {
   board: Board;
   role: BoardRole;
+  /** The board's organization's plan (its `participants` quota applies at join). */
+  plan: Plan;
+}
+
+/** What board access needs from quotas. */
+export interface ParticipantQuota {
+  /** Throws unless one more participant fits a board that has `current` (402 `participants`). */
+  assertRoom(plan: Plan, type: 'participants', current: number): void;
 }
 
 /** How a participant presents itself when it connects (declared by the client, not verified). */
@@ -26,21 +35,24 @@ export interface ParticipantIdentity {
  */
 export class BoardAccess {
   constructor(
-    private readonly deps: { db: Db; clock: Clock; tokens: AccessTokens },
+    private readonly deps: { db: Db; clock: Clock; tokens: AccessTokens; quotas: ParticipantQuota },
   ) {}
 
   /** The board and role of a token; 401 for an unknown token, 410 once the board expired. */
   async authenticate(token: string): Promise<BoardGrant> {
     if (!token || token.length > 256) throw errors.unauthorized('Invalid board access token');
     const hash = hashToken(token);
-    const row = await this.deps.db.board.findFirst({ where: { OR: [{ hostTokenHash: hash }, { guestTokenHash: hash }] } });
+    const row = await this.deps.db.board.findFirst({
+      where: { OR: [{ hostTokenHash: hash }, { guestTokenHash: hash }] },
+      include: { organization: { select: { plan: true } } },
+    });
     if (!row) throw errors.unauthorized('Invalid board access token');
     const board = boardFromRow(row);
     const role = this.deps.tokens.roleOf(board.id, board.tokenNonce, token);
     if (!role) throw errors.unauthorized('Invalid board access token');
     // The sweeper moves it to `expired` and raises the event; a token dies the moment its time is up.
     if (board.lifecycle.status === 'expired' || board.expiresAt <= this.deps.clock.now()) throw errors.gone('Board has expired');
-    return { board, role };
+    return { board, role, plan: row.organization.plan as Plan };
   }
 
   /** Anonymous guests only where the board allows them (checked before anything is served). */
@@ -50,13 +62,18 @@ export class BoardAccess {
     }
   }
 
-  /** Nobody beyond `config.max_participants` joins; hosts are always let in. */
+  /**
+   * Nobody beyond `config.max_participants` or the plan's participants per board joins;
+   * hosts are always let in.
+   */
   checkCapacity(grant: BoardGrant, identity: ParticipantIdentity, connectedUserIds: ReadonlySet<string>): void {
     const { config } = grant.board;
     const alreadyIn = identity.userId !== null && connectedUserIds.has(identity.userId);
-    if (grant.role === 'guest' && !alreadyIn && connectedUserIds.size >= config.max_participants) {
+    if (grant.role === 'host' || alreadyIn) return;
+    if (connectedUserIds.size >= config.max_participants) {
       throw errors.conflict(`The board is full (${config.max_participants} participants)`);
     }
+    this.deps.quotas.assertRoom(grant.plan, 'participants', connectedUserIds.size);
   }
 
   /** Gives boards created before token lookup hashes existed their hashes. */

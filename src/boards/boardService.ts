@@ -31,7 +31,23 @@ export interface BoardServiceDependencies {
   frames: FrameDirectory;
   /** Signing secrets and URL rules of boards' own `webhook_url`. */
   webhooks: BoardWebhookKeys;
+  /** The `boards` quota: active boards are created (or restored) only while the plan has room. */
+  quotas: BoardQuota;
+  /** The rules objects must pass before they are written (custom object types). */
+  objectRules: BoardObjectRules;
   logger: Logger;
+}
+
+/** What boards need from custom object types (objectTypes/objectTypeService.ts). */
+export interface BoardObjectRules {
+  /** Refuses (422) objects that break the rules; `fieldOf(index)` names where object `index` sits in the request. */
+  validateObjects(organizationId: string, objects: readonly unknown[], fieldOf?: (index: number) => string): Promise<void>;
+}
+
+/** What boards need from quotas. */
+export interface BoardQuota {
+  /** Runs `activate` in a transaction only if the organization may have one more active board. */
+  withRoomForBoard<T>(organizationId: string, activate: (tx: Db) => Promise<T>): Promise<T>;
 }
 
 /** What boards need from the webhook side for their own `webhook_url`. */
@@ -61,6 +77,7 @@ export class BoardService {
   }
 
   async create(caller: Caller, input: CreateBoardInput): Promise<Board> {
+    await this.deps.objectRules.validateObjects(caller.organizationId, input.initial_objects ?? [], (index) => `initial_objects.${index}`);
     const now = this.deps.clock.now();
     const objects = (input.initial_objects ?? []).map((object) => newObject(object, now));
     return this.insertBoard(caller, { ...input, config: configWithDefaults(input.config) }, objects);
@@ -177,10 +194,13 @@ export class BoardService {
     requireHost(caller, 'archive or restore the board');
     const at = this.deps.clock.now();
     const archiving = board.lifecycle.status === 'active';
-    const moved = await this.deps.db.board.updateMany({
-      where: { id: board.id, status: board.lifecycle.status },
-      data: archiving ? { status: 'archived', archivedAt: at, updatedAt: at } : { status: 'active', archivedAt: null, updatedAt: at },
-    });
+    const move = (db: Db) =>
+      db.board.updateMany({
+        where: { id: board.id, status: board.lifecycle.status },
+        data: archiving ? { status: 'archived', archivedAt: at, updatedAt: at } : { status: 'active', archivedAt: null, updatedAt: at },
+      });
+    // Restoring makes the board count against the `boards` quota again.
+    const moved = archiving ? await move(this.deps.db) : await this.deps.quotas.withRoomForBoard(board.organizationId, move);
     if (moved.count === 0) throw errors.conflict('The board changed state concurrently; retry');
     const subject = eventSubject(board);
     if (archiving) await this.deps.bus.publish('board.archived', { ...subject, archived_at: at.toISOString() });
@@ -197,6 +217,7 @@ export class BoardService {
     if (isForbiddenWrite(caller, target, { before: null, after: input.position })) {
       throw errors.forbidden("The position lies in a zone; its content belongs to the zone's document");
     }
+    await this.deps.objectRules.validateObjects(board.organizationId, [input]);
     const object = newObject(input, this.deps.clock.now(), caller.userId);
     await this.deps.documents.write(board.id, documentContext(board, caller.userId), (doc) => putObjects(doc, [object]));
     return object;
@@ -243,26 +264,25 @@ export class BoardService {
     const hasTutorial = Object.values(tutorial).some((value) => value !== undefined);
     const tokenNonce = randomBytes(16).toString('base64url');
     const issued = input.webhook_url ? this.webhookSecretFor(input.webhook_url, null) : null;
-    const row = await db.board.create({
-      data: {
-        id,
-        organizationId: caller.organizationId,
-        title: input.title,
-        externalId: input.external_id ?? null,
-        ownerExternalId: input.owner_external_id ?? null,
-        status: 'active',
-        config: JSON.stringify(configWithDefaults(input.config)),
-        webhookUrl: input.webhook_url ?? null,
-        webhookSecret: issued?.sealed ?? null,
-        externalData: input.external_data ? JSON.stringify(input.external_data) : null,
-        tutorial: hasTutorial ? JSON.stringify(tutorial) : null,
-        tokenNonce,
-        ...this.deps.tokens.lookupHashes(id, tokenNonce),
-        createdAt: now,
-        updatedAt: now,
-        expiresAt: new Date(now.getTime() + (input.expires_in_hours ?? DEFAULT_EXPIRES_IN_HOURS) * HOUR_MS),
-      },
-    });
+    const data = {
+      id,
+      organizationId: caller.organizationId,
+      title: input.title,
+      externalId: input.external_id ?? null,
+      ownerExternalId: input.owner_external_id ?? null,
+      status: 'active',
+      config: JSON.stringify(configWithDefaults(input.config)),
+      webhookUrl: input.webhook_url ?? null,
+      webhookSecret: issued?.sealed ?? null,
+      externalData: input.external_data ? JSON.stringify(input.external_data) : null,
+      tutorial: hasTutorial ? JSON.stringify(tutorial) : null,
+      tokenNonce,
+      ...this.deps.tokens.lookupHashes(id, tokenNonce),
+      createdAt: now,
+      updatedAt: now,
+      expiresAt: new Date(now.getTime() + (input.expires_in_hours ?? DEFAULT_EXPIRES_IN_HOURS) * HOUR_MS),
+    };
+    const row = await this.deps.quotas.withRoomForBoard(caller.organizationId, (tx) => tx.board.create({ data }));
     const created = boardFromRow(row);
     const links = this.accessLinks(created);
     await this.deps.bus.publish('board.created', {

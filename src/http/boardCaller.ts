@@ -1,29 +1,36 @@
-import type { RequestHandler, Response } from 'express';
-import type { BoardAccess } from '../boards/boardAccess.js';
+import type { Request, RequestHandler, Response } from 'express';
+import type { BoardAccess, BoardGrant } from '../boards/boardAccess.js';
 import { organizationCaller, type Caller } from '../boards/caller.js';
-import { errors } from '../errors.js';
-import type { OrganizationService } from '../organizations/organizationService.js';
+import { AppError, errors } from '../errors.js';
+import { bearerToken, type ApiKeyAuthenticator } from './auth.js';
 
 /**
  * Authenticates a call on one board. The organization's `X-API-Key` acts as host; a board
  * access token, as `Authorization: Bearer <token>` or `?token=<token>`, acts as the host or
- * guest that token names (for that board only). A guest may declare its user id with
+ * guest that token names (for that board only); a bearer that is no board token is tried as
+ * an API key (the deprecated bearer scheme). A guest may declare its user id with
  * `X-User-Id` (or `?user_id=`), which zone rights are checked against.
  */
-export function authenticateBoardCaller(organizations: OrganizationService, access: BoardAccess): RequestHandler {
+export function authenticateBoardCaller(apiKeys: ApiKeyAuthenticator, access: BoardAccess): RequestHandler {
   return async (req, res, next) => {
-    const apiKey = req.header('x-api-key');
+    const apiKey = apiKeys.presentedKey(req);
     if (apiKey) {
-      const organization = await organizations.authenticate(apiKey);
-      if (!organization) return next(errors.unauthorized('Invalid API key'));
-      res.locals.organization = organization;
+      const organization = await apiKeys.authenticate(apiKey, req, res);
       res.locals.caller = organizationCaller(organization.id);
       return next();
     }
-    const bearer = /^Bearer\s+(.+)$/i.exec(req.header('authorization') ?? '')?.[1];
+    const bearer = bearerToken(req);
     const token = bearer ?? (typeof req.query.token === 'string' ? req.query.token : undefined);
     if (!token) return next(errors.unauthorized('Missing X-API-Key header or board access token'));
-    const grant = await access.authenticate(token);
+    let grant: BoardGrant;
+    try {
+      grant = await access.authenticate(token);
+    } catch (error) {
+      if (!bearer || !isUnauthorized(error)) throw error;
+      const organization = await deprecatedBearerKey(apiKeys, bearer, error, req, res);
+      res.locals.caller = organizationCaller(organization.id);
+      return next();
+    }
     const declared = req.header('x-user-id') ?? (typeof req.query.user_id === 'string' ? req.query.user_id : undefined);
     const caller: Caller = {
       organizationId: grant.board.organizationId,
@@ -34,6 +41,22 @@ export function authenticateBoardCaller(organizations: OrganizationService, acce
     res.locals.caller = caller;
     next();
   };
+}
+
+function isUnauthorized(error: unknown): boolean {
+  return error instanceof AppError && error.kind === 'unauthorized';
+}
+
+/**
+ * A bearer that is no board token may be an API key in the deprecated bearer scheme; when it
+ * is neither, the board token's refusal stands.
+ */
+async function deprecatedBearerKey(apiKeys: ApiKeyAuthenticator, bearer: string, refusal: unknown, req: Request, res: Response) {
+  try {
+    return await apiKeys.authenticateBearer(bearer, req, res);
+  } catch (error) {
+    throw isUnauthorized(error) ? refusal : error;
+  }
 }
 
 /** The caller authenticated by `authenticateBoardCaller` (or `requireApiKey`). */

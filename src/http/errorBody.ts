@@ -53,6 +53,8 @@ export function errorHandler(logger: Logger, now: () => Date): ErrorRequestHandl
     if (!known) logger.error({ err: error, request_id: res.locals.requestId }, 'unhandled error');
     const body = errorBody(appError, req, now());
     if (res.headersSent) return;
+    // The header repeats the body's `retryAfter` (429), so the two can never disagree.
+    if (typeof body.retryAfter === 'number') res.setHeader('Retry-After', String(body.retryAfter));
     res.status(body.statusCode).json(body);
   };
 }

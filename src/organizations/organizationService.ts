@@ -12,6 +12,17 @@ export interface Organization {
   plan: Plan;
 }
 
+/** Who an API key authenticates: its organization, and the key itself (rate limits are per key). */
+export interface ApiKeyPrincipal {
+  organization: Organization;
+  apiKeyId: string;
+}
+
+/** How an email is stored and looked up: unique regardless of case and surrounding spaces. */
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
 export interface OrganizationServiceDependencies {
   db: Db;
   clock: Clock;
@@ -41,13 +52,36 @@ export class OrganizationService {
 
   /** The organization an API key belongs to, or null for an unknown key. */
   async authenticate(apiKey: string): Promise<Organization | null> {
+    return (await this.authenticateKey(apiKey))?.organization ?? null;
+  }
+
+  /** The organization and key id of an API key, or null for an unknown key. */
+  async authenticateKey(apiKey: string): Promise<ApiKeyPrincipal | null> {
     const row = await this.deps.db.apiKey.findUnique({
       where: { keyHash: hashApiKey(apiKey) },
       include: { organization: true },
     });
     if (!row) return null;
     const { id, name, plan } = row.organization;
-    return { id, name, plan: plan as Plan };
+    return { organization: { id, name, plan: plan as Plan }, apiKeyId: row.id };
+  }
+
+  /**
+   * Replaces every API key of the organization with one new key. The old keys are deleted in
+   * the same transaction as the new one is created (one nested write), so they fail at once.
+   */
+  async regenerateApiKey(id: string): Promise<{ organization: Organization; apiKey: string }> {
+    const apiKey = generateApiKey();
+    const row = await this.deps.db.organization.update({
+      where: { id },
+      data: {
+        apiKeys: {
+          deleteMany: {},
+          create: { id: randomUUID(), keyHash: hashApiKey(apiKey), prefix: apiKeyPrefix(apiKey), createdAt: this.deps.clock.now() },
+        },
+      },
+    });
+    return { organization: { id: row.id, name: row.name, plan: row.plan as Plan }, apiKey };
   }
 
   async changePlan(id: string, plan: Plan): Promise<Organization> {
@@ -83,7 +117,7 @@ export class OrganizationService {
     const { db, clock } = this.deps;
     const organization = await db.organization.findUnique({ where: { id: input.organizationId } });
     if (!organization) throw errors.notFound('Organization');
-    const email = input.email.trim().toLowerCase();
+    const email = normalizeEmail(input.email);
     if (await db.user.findUnique({ where: { email } })) throw errors.conflict('A user with this email already exists');
     const user = await db.user.create({
       data: {

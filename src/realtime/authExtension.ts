@@ -37,6 +37,7 @@ export class AuthExtension implements Extension {
       // only logs errors that have a message (refused tokens are routine, not server errors).
       throw { reason: event.reason };
     }
+    socket.admission.grant ??= grant;
     const frameId = frameIdOfDocument(documentName);
     if (frameId) {
       // A zone the participant may not see is refused for that document only; the socket stays.

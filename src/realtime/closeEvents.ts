@@ -15,6 +15,8 @@ export const CloseEvents = {
   Forbidden: { code: 4403, reason: 'forbidden' },
   /** `config.max_participants` reached. */
   BoardFull: { code: 4409, reason: 'board-full' },
+  /** A quota of the organization's plan is used up (participants per board, daily socket messages). */
+  QuotaExceeded: { code: 4402, reason: 'quota-exceeded' },
   /** The connection sent far more than the message rate limit allows. */
   RateLimited: { code: 4429, reason: 'rate-limited' },
   /** The host ended the session (`POST /end-session`); clients may join again. */
@@ -37,8 +39,9 @@ export function closeEventFor(error: AppError): CloseEvent {
     case 'not_found':
       return CloseEvents.InvalidToken;
     case 'forbidden':
-    case 'payment_required':
       return CloseEvents.Forbidden;
+    case 'payment_required':
+      return CloseEvents.QuotaExceeded;
     case 'conflict':
       return CloseEvents.BoardFull;
     case 'too_many_requests':

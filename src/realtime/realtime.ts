@@ -15,11 +15,11 @@ import { ObjectEventsExtension } from './objectEventsExtension.js';
 import { PersistenceExtension } from './persistenceExtension.js';
 import { PresenceExtension } from './presenceExtension.js';
 import { PresenceRegistry } from './presenceRegistry.js';
-import { attachSocketServer } from './socketServer.js';
+import { attachSocketServer, type SocketMessageQuota } from './socketServer.js';
 import { SocketMessenger } from './socketMessenger.js';
 import { StatelessExtension } from './statelessExtension.js';
 import { UpdateJournal } from './updateJournal.js';
-import { WriteCheckExtension } from './writeCheckExtension.js';
+import { WriteCheckExtension, type SocketObjectRules } from './writeCheckExtension.js';
 import { ZoneSync } from './zoneSync.js';
 
 /** How long shutdown waits for loaded documents to compact and unload. */
@@ -30,12 +30,16 @@ export interface RealtimeDependencies {
   access: BoardAccess;
   frames: FrameDirectory;
   history: ParticipantHistory;
+  /** The object rules (custom object types) every socket write must pass. */
+  objectRules: SocketObjectRules;
   bus: EventBus;
   clock: Clock;
   logger: Logger;
   /** Replaces the document store (tests inject failures through it). */
   decorateStore?: (store: DocumentStore) => DocumentStore;
   gateLimits?: MessageGateLimits;
+  /** Meters messages against the organization's daily socket message quota. */
+  socketMessages: SocketMessageQuota;
 }
 
 /** The realtime side of the service, seen from the outside. */
@@ -44,6 +48,8 @@ export interface Realtime {
   /** Applies frame changes to connected sockets (FrameService's listener). */
   zones: ZoneSync;
   hocuspocus: Hocuspocus;
+  /** How many participants are connected to a board now. */
+  participantsOnline(boardId: string): number;
   /** Starts accepting sockets on the HTTP server's upgrade requests. */
   listen(server: Server): void;
   close(): Promise<void>;
@@ -72,7 +78,7 @@ export function createRealtime(deps: RealtimeDependencies): Realtime {
   hocuspocus.configure({
     extensions: [
       new AuthExtension(access, frames),
-      new WriteCheckExtension(frames),
+      new WriteCheckExtension(frames, deps.objectRules),
       persistence,
       objectEvents,
       new PresenceExtension({ access, history, registry, messenger, bus, clock, logger }),
@@ -87,6 +93,7 @@ export function createRealtime(deps: RealtimeDependencies): Realtime {
     documents,
     zones,
     hocuspocus,
+    participantsOnline: (boardId) => registry.userIds(boardId).size,
     listen(server) {
       sockets = attachSocketServer(server, {
         hocuspocus,
@@ -94,6 +101,7 @@ export function createRealtime(deps: RealtimeDependencies): Realtime {
         whenDurable: (name) => journal.whenDurable(name),
         logger,
         gateLimits: deps.gateLimits,
+        socketMessages: deps.socketMessages,
       });
     },
     async close() {

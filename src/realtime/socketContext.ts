@@ -16,6 +16,12 @@ export interface SocketContext {
   participant?: ParticipantView;
   /** Events the client asked for (`subscribe`); shared by every document of the socket. */
   subscriptions: Subscriptions;
+  /**
+   * The grant the socket was admitted with, shared by every document of the socket. Hocuspocus
+   * gives each connection a copy of the context, so a grant found by the auth hook (token in
+   * the provider's auth message) reaches the socket only through this shared object.
+   */
+  admission: { grant?: BoardGrant };
   /** Closes the whole socket (every document on it). */
   closeSocket(event: CloseEvent): void;
   /** Fields every connection context has for change attribution (see documentContext.ts). */

@@ -23,6 +23,15 @@ export interface SocketServerDependencies {
   whenDurable(documentName: string): Promise<void>;
   logger: Logger;
   gateLimits?: MessageGateLimits;
+  socketMessages: SocketMessageQuota;
+}
+
+/** The daily socket message quota of the board's organization. */
+export interface SocketMessageQuota {
+  /** Whether the organization's sockets may send now. */
+  allows(organizationId: string): boolean;
+  /** Counts one message; false once the day's limit is used up. */
+  count(organizationId: string): boolean;
 }
 
 /** The participant identity a client declares in the socket URL. */
@@ -65,12 +74,14 @@ export function attachSocketServer(server: Server, deps: SocketServerDependencie
       socketId: randomBytes(8).toString('hex'),
       identity: identityOf(url.searchParams),
       subscriptions: { events: null },
+      admission: {},
       closeSocket: (event) => ws.close(event.code, event.reason),
     };
     const token = url.searchParams.get('token');
     if (token) {
       try {
         context.grant = await deps.access.authenticate(token);
+        context.admission.grant = context.grant;
       } catch (error) {
         const event = error instanceof AppError ? closeEventFor(error) : CloseEvents.Unavailable;
         log.info({ url: redactUrl(req.url ?? ''), code: event.code }, 'socket refused');
@@ -78,6 +89,13 @@ export function attachSocketServer(server: Server, deps: SocketServerDependencie
         return;
       }
     }
+    const organizationId = () => context.admission.grant?.board.organizationId;
+    const quotaUsedUp = () => {
+      log.info({ socket_id: context.socketId, board_id: context.grant?.board.id }, 'socket message quota used up; closed');
+      ws.close(CloseEvents.QuotaExceeded.code, CloseEvents.QuotaExceeded.reason);
+    };
+    const grantedOrganization = organizationId();
+    if (grantedOrganization && !deps.socketMessages.allows(grantedOrganization)) return quotaUsedUp();
     const socket = new DurableAckSocket(ws, deps.whenDurable);
     const connection = deps.hocuspocus.handleConnection(socket, toRequest(req, url), context);
     const gate = new MessageGate(
@@ -93,7 +111,12 @@ export function attachSocketServer(server: Server, deps: SocketServerDependencie
       },
       deps.gateLimits,
     );
-    handle = (data) => gate.receive(data);
+    handle = (data) => {
+      // Counted once the board is known (a token given in the URL, or the provider's auth message).
+      const organization = organizationId();
+      if (organization && !deps.socketMessages.count(organization)) return quotaUsedUp();
+      gate.receive(data);
+    };
     early.splice(0).forEach(handle);
     ws.on('close', (code, reason) => {
       gate.close();

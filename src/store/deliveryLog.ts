@@ -12,6 +12,8 @@ export interface NewDelivery {
   body: string;
   signature: string;
   createdAt: Date;
+  /** Set when the delivery is refused without being sent (e.g. `quota_exceeded`): stored as failed. */
+  refusedBecause?: string;
 }
 
 /** A delivery this dispatcher holds the lease of. */
@@ -90,13 +92,14 @@ class SqliteDeliveryLog implements DeliveryLog {
 
   async insert(deliveries: NewDelivery[]): Promise<void> {
     const insert = this.statement(
-      `INSERT INTO webhook_deliveries (id, organization_id, subscription_id, board_id, event, url, body, signature, status, attempt_count, next_attempt_at, created_at, responded_attempts, response_ms_total)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, 0, 0)`,
+      `INSERT INTO webhook_deliveries (id, organization_id, subscription_id, board_id, event, url, body, signature, status, attempt_count, next_attempt_at, created_at, responded_attempts, response_ms_total, last_error, completed_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, 0, 0, ?, ?)`,
     );
     this.db.transaction(() => {
       for (const d of deliveries) {
         const at = sqliteTime(d.createdAt);
-        insert.run(d.id, d.organizationId, d.subscriptionId, d.boardId, d.event, d.url, d.body, d.signature, at, at);
+        const refused = d.refusedBecause ?? null;
+        insert.run(d.id, d.organizationId, d.subscriptionId, d.boardId, d.event, d.url, d.body, d.signature, refused ? 'failed' : 'pending', at, at, refused, refused ? at : null);
       }
     })();
   }
@@ -184,11 +187,16 @@ class PostgresDeliveryLog implements DeliveryLog {
   async insert(deliveries: NewDelivery[]): Promise<void> {
     const columns = ['id', 'organizationId', 'subscriptionId', 'boardId', 'event', 'url', 'body', 'signature'] as const;
     await this.durable.query(
-      `INSERT INTO webhook_deliveries (id, organization_id, subscription_id, board_id, event, url, body, signature, status, attempt_count, next_attempt_at, created_at, responded_attempts, response_ms_total)
-       SELECT v.id, v.org, v.sub, v.board, v.event, v.url, v.body, v.sig, 'pending', 0, v.at, v.at, 0, 0
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::timestamp[])
-         AS v(id, org, sub, board, event, url, body, sig, at)`,
-      [...columns.map((column) => deliveries.map((d) => d[column])), deliveries.map((d) => d.createdAt.toISOString())],
+      `INSERT INTO webhook_deliveries (id, organization_id, subscription_id, board_id, event, url, body, signature, status, attempt_count, next_attempt_at, created_at, responded_attempts, response_ms_total, last_error, completed_at)
+       SELECT v.id, v.org, v.sub, v.board, v.event, v.url, v.body, v.sig, CASE WHEN v.refused IS NULL THEN 'pending' ELSE 'failed' END, 0, v.at, v.at, 0, 0,
+         v.refused, CASE WHEN v.refused IS NULL THEN NULL ELSE v.at END
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::timestamp[], $10::text[])
+         AS v(id, org, sub, board, event, url, body, sig, at, refused)`,
+      [
+        ...columns.map((column) => deliveries.map((d) => d[column])),
+        deliveries.map((d) => d.createdAt.toISOString()),
+        deliveries.map((d) => d.refusedBecause ?? null),
+      ],
     );
   }
 

@@ -37,7 +37,16 @@ export class WebhookOutbox {
   private readonly boards = new Map<string, Promise<BoardTarget | null>>();
 
   constructor(
-    private readonly deps: { db: Db; deliveryLog: DeliveryLog; clock: Clock; secrets: SecretBox; logger: Logger; wake: (urls: string[]) => void },
+    private readonly deps: {
+      db: Db;
+      deliveryLog: DeliveryLog;
+      clock: Clock;
+      secrets: SecretBox;
+      logger: Logger;
+      wake: (urls: string[]) => void;
+      /** The `webhooks_daily` quota: how many of `count` deliveries the organization may still make today. */
+      quotas: { consumeUpTo(organizationId: string, type: 'webhooks_daily', count: number): Promise<number> };
+    },
   ) {}
 
   /** Bus listener. */
@@ -56,8 +65,10 @@ export class WebhookOutbox {
     const timestamp = event.occurredAt.toISOString();
     const data = { external_data: board?.externalData ?? null, ...event.payload };
     const now = this.deps.clock.now();
+    // Deliveries past the day's quota are kept in the log as failed (`quota_exceeded`), never sent.
+    const allowed = await this.deps.quotas.consumeUpTo(payload.organization_id, 'webhooks_daily', targets.length);
     await this.deps.deliveryLog.insert(
-      targets.map((target) => {
+      targets.map((target, index) => {
         const deliveryId = randomUUID();
         // Serialized once: every attempt sends these exact bytes.
         const body = JSON.stringify({ delivery_id: deliveryId, event: event.name, timestamp, data });
@@ -71,11 +82,12 @@ export class WebhookOutbox {
           body,
           signature: signWebhookBody(body, this.deps.secrets.open(target.secret)),
           createdAt: now,
+          ...(index < allowed ? {} : { refusedBecause: 'quota_exceeded' }),
         };
       }),
     );
     if (event.name === 'board.deleted') this.boards.delete(payload.board_id);
-    this.deps.wake(targets.map((target) => target.url));
+    if (allowed > 0) this.deps.wake(targets.slice(0, allowed).map((target) => target.url));
   };
 
   /** Forgets the cached subscriptions of an organization (after any subscription change). */

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { WebhookSubscription as SubscriptionRow } from '../../generated/sqlite/index.js';
 import type { Clock } from '../clock.js';
 import { errors, type FieldError } from '../errors.js';
+import type { Organization } from '../organizations/organizationService.js';
+import type { Plan } from '../organizations/plans.js';
 import type { Db } from '../store/database.js';
 import { webhookUrlProblem } from './egress.js';
 import { isValidPattern } from './eventPatterns.js';
@@ -15,6 +17,8 @@ export interface SubscriptionServiceDependencies {
   allowPrivateTargets: boolean;
   /** Called after any change, so caches of active subscriptions can drop the organization. */
   onChange(organizationId: string): void;
+  /** The `webhooks_daily` quota: plans without webhook deliveries may not subscribe (403). */
+  quotas: { assertIncluded(plan: Plan, type: 'webhooks_daily'): void };
 }
 
 /** A subscription as the API shows it (never its secret, except once at creation). */
@@ -37,7 +41,9 @@ export function presentSubscription(row: SubscriptionRow) {
 export class SubscriptionService {
   constructor(private readonly deps: SubscriptionServiceDependencies) {}
 
-  async create(organizationId: string, input: CreateSubscriptionInput) {
+  async create(organization: Pick<Organization, 'id' | 'plan'>, input: CreateSubscriptionInput) {
+    const organizationId = organization.id;
+    this.deps.quotas.assertIncluded(organization.plan, 'webhooks_daily');
     const events = input.events ?? ['*'];
     this.check(input.url, events);
     const secret = generateSigningSecret();

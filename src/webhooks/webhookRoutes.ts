@@ -17,7 +17,7 @@ export function webhookRoutes(subscriptions: SubscriptionService): Router {
   const org = (res: Parameters<typeof organizationOf>[0]) => organizationOf(res).id;
 
   router.post('/subscriptions', validateBody(createSubscriptionSchema), async (req, res) => {
-    res.status(201).json(await subscriptions.create(org(res), req.body as CreateSubscriptionInput));
+    res.status(201).json(await subscriptions.create(organizationOf(res), req.body as CreateSubscriptionInput));
   });
   router.get('/subscriptions', async (_req, res) => {
     res.json(await subscriptions.list(org(res)));

@@ -2,6 +2,7 @@ import type { BoardWebhookKeys } from '../boards/boardService.js';
 import type { Clock } from '../clock.js';
 import type { EventBus } from '../events/bus.js';
 import type { Logger } from '../logger.js';
+import type { Plan } from '../organizations/plans.js';
 import type { Db } from '../store/database.js';
 import type { DeliveryLog } from '../store/deliveryLog.js';
 import { WebhookDispatcher } from './dispatcher.js';
@@ -20,6 +21,14 @@ export interface WebhooksOptions {
   serverSecret: string;
   allowPrivateTargets: boolean;
   retryDelaysMs: number[];
+  /** The `webhooks_daily` quota. */
+  quotas: WebhookQuota;
+}
+
+/** What webhooks need from quotas: plans without deliveries may not subscribe; deliveries are counted per day. */
+export interface WebhookQuota {
+  assertIncluded(plan: Plan, type: 'webhooks_daily'): void;
+  consumeUpTo(organizationId: string, type: 'webhooks_daily', count: number): Promise<number>;
 }
 
 /** The webhook side assembled: subscriptions, the outbox on the bus, and the dispatcher. */
@@ -42,7 +51,15 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
     retryDelaysMs: options.retryDelaysMs,
     allowPrivateTargets: options.allowPrivateTargets,
   });
-  const outbox = new WebhookOutbox({ db: options.db, deliveryLog: options.deliveryLog, clock: options.clock, secrets, logger, wake: (urls) => dispatcher.deliveriesAdded(urls) });
+  const outbox = new WebhookOutbox({
+    db: options.db,
+    deliveryLog: options.deliveryLog,
+    clock: options.clock,
+    secrets,
+    logger,
+    wake: (urls) => dispatcher.deliveriesAdded(urls),
+    quotas: options.quotas,
+  });
   dispatcher.onDisabled = (organizationId) => outbox.subscriptionsChanged(organizationId);
   const subscriptions = new SubscriptionService({
     db: options.db,
@@ -50,6 +67,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
     secrets,
     allowPrivateTargets: options.allowPrivateTargets,
     onChange: (organizationId) => outbox.subscriptionsChanged(organizationId),
+    quotas: options.quotas,
   });
   let unsubscribe: (() => void) | null = null;
   return {

@@ -36,7 +36,15 @@ export async function killRunningServices(): Promise<void> {
 export async function startServiceProcess(env: Record<string, string>, timeoutMs = 30_000): Promise<ServiceProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: PROJECT_ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      // Tests poll the API far faster than a client may; a test can pass its own limits.
+      RATE_LIMIT_PER_MINUTE: '0',
+      RATE_LIMIT_PER_HOUR: '0',
+      RATE_LIMIT_PER_HOUR_PREMIUM: '0',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

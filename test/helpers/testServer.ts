@@ -76,6 +76,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     HOST: '127.0.0.1',
     DATABASE_URL: database.url,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    // Tests call the API far faster than a client may; rate-limit tests pass their own limits.
+    RATE_LIMIT_PER_MINUTE: '0',
+    RATE_LIMIT_PER_HOUR: '0',
+    RATE_LIMIT_PER_HOUR_PREMIUM: '0',
     ...options.env,
   });
   const app = await startApp({ config, clock: options.clock, decorateStore: options.decorateStore });

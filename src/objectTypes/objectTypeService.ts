@@ -1,0 +1,168 @@
+import { randomUUID } from 'node:crypto';
+import type { ObjectType as ObjectTypeRow } from '../../generated/sqlite/index.js';
+import type { Clock } from '../clock.js';
+import { errors, type FieldError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { Db } from '../store/database.js';
+import { objectProblems } from './objectRules.js';
+import { SchemaCompiler, type CompiledSchema } from './schemaCompiler.js';
+import type { RegisterObjectTypeInput } from './schemas.js';
+import { SCHEMA_LIMITS, screenSchema } from './schemaScreen.js';
+import { TypeCache } from './typeCache.js';
+
+/** Type names with a meaning of their own in the spec; no organization may redefine them. */
+const RESERVED_TYPE_NAMES = new Set(['external-component']);
+
+export interface ObjectTypeServiceDependencies {
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  /**
+   * Runs inside registration, after the request is known to be valid and before the type is
+   * stored, with how many types the organization has: the object_types quota plugs in here
+   * and refuses by throwing.
+   */
+  beforeRegister?: (organizationId: string, existingCount: number) => Promise<void>;
+}
+
+/** Checks board objects synchronously (the socket write check runs inside one transaction). */
+export type ObjectChecker = (object: unknown) => FieldError[];
+
+/** An object type as the API shows it. */
+export function presentObjectType(row: ObjectTypeRow) {
+  return {
+    id: row.id,
+    typeName: row.typeName,
+    displayName: row.displayName,
+    category: row.category,
+    schema: JSON.parse(row.schema) as Record<string, unknown>,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+/**
+ * Custom object types: registration (screened, compiled once, cached), and the one rule on
+ * board objects that REST and sockets both call. A type never changes once registered:
+ * objects stored under it were checked against exactly that schema, and every instance's
+ * cache stays right without invalidation.
+ */
+export class ObjectTypeService {
+  private readonly compiler = new SchemaCompiler();
+  private readonly cache: TypeCache;
+
+  constructor(private readonly deps: ObjectTypeServiceDependencies) {
+    this.cache = new TypeCache(deps.clock, (organizationId, known) => this.loadNewTypes(organizationId, known));
+  }
+
+  async register(organizationId: string, input: RegisterObjectTypeInput) {
+    if (RESERVED_TYPE_NAMES.has(input.typeName)) {
+      throw invalid('bad_request', [{ field: 'typeName', message: `"${input.typeName}" is a built-in type and cannot be registered` }]);
+    }
+    const compiled = this.compileNew(input.schema);
+    const { db, clock } = this.deps;
+    if (await this.find(organizationId, input.typeName)) throw alreadyRegistered(input.typeName);
+    if (this.deps.beforeRegister) await this.deps.beforeRegister(organizationId, await db.objectType.count({ where: { organizationId } }));
+    const now = clock.now();
+    let row: ObjectTypeRow;
+    try {
+      row = await db.objectType.create({
+        data: {
+          id: randomUUID(),
+          organizationId,
+          typeName: input.typeName,
+          displayName: input.displayName,
+          category: input.category,
+          schema: JSON.stringify(input.schema),
+          createdAt: now,
+          updatedAt: now,
+        },
+      });
+    } catch (error) {
+      // Two registrations of one name at once: the unique index lets one through.
+      if ((error as { code?: string }).code === 'P2002') throw alreadyRegistered(input.typeName);
+      throw error;
+    }
+    this.cache.add(organizationId, row.typeName, compiled);
+    return presentObjectType(row);
+  }
+
+  async list(organizationId: string) {
+    const rows = await this.deps.db.objectType.findMany({ where: { organizationId }, orderBy: [{ createdAt: 'asc' }, { typeName: 'asc' }] });
+    return rows.map(presentObjectType);
+  }
+
+  /** One type of the organization; another organization's types do not exist for it (404). */
+  async get(organizationId: string, typeName: string) {
+    const row = await this.find(organizationId, typeName);
+    if (!row) throw errors.notFound('Object type');
+    return presentObjectType(row);
+  }
+
+  /**
+   * Refuses (422) objects that break the rules (objectTypes/objectRules.ts), naming each
+   * failing field; `fieldOf(index)` says where object `index` sits in the request.
+   */
+  async validateObjects(organizationId: string, objects: readonly unknown[], fieldOf: (index: number) => string = () => ''): Promise<void> {
+    if (objects.length === 0) return;
+    const types = await this.cache.typesOf(organizationId);
+    const problems: FieldError[] = [];
+    for (const [index, object] of objects.entries()) {
+      if (problems.length >= SCHEMA_LIMITS.maxProblems) break;
+      problems.push(...objectProblems(object, types, fieldOf(index)));
+    }
+    if (problems.length > 0) throw invalid('unprocessable', problems.slice(0, SCHEMA_LIMITS.maxProblems));
+  }
+
+  /** The same rule, as a synchronous check bound to the organization's types as of now. */
+  async checkerFor(organizationId: string): Promise<ObjectChecker> {
+    const types = await this.cache.typesOf(organizationId);
+    return (object) => objectProblems(object, types);
+  }
+
+  /** Screens and compiles a schema being registered; 400 naming every problem. */
+  private compileNew(schema: Record<string, unknown>): CompiledSchema {
+    const problems = screenSchema(schema);
+    if (problems.length > 0) throw invalid('bad_request', problems);
+    try {
+      return this.compiler.compile(schema);
+    } catch (error) {
+      throw invalid('bad_request', [{ field: 'schema', message: (error as Error).message.slice(0, 500) }]);
+    }
+  }
+
+  private find(organizationId: string, typeName: string): Promise<ObjectTypeRow | null> {
+    return this.deps.db.objectType.findUnique({ where: { organizationId_typeName: { organizationId, typeName } } });
+  }
+
+  private async loadNewTypes(organizationId: string, known: string[]): Promise<Array<[string, CompiledSchema]>> {
+    const rows = await this.deps.db.objectType.findMany({
+      where: { organizationId, typeName: { notIn: known } },
+      select: { typeName: true, schema: true },
+    });
+    return rows.map((row) => [row.typeName, this.compileStored(organizationId, row.typeName, row.schema)]);
+  }
+
+  /**
+   * A stored schema compiled again (another process registered it, or this one restarted).
+   * One that no longer compiles refuses every object of its type rather than letting
+   * unchecked data in.
+   */
+  private compileStored(organizationId: string, typeName: string, schema: string): CompiledSchema {
+    try {
+      return this.compiler.compile(JSON.parse(schema) as Record<string, unknown>);
+    } catch (error) {
+      this.deps.logger.error({ err: error, organization_id: organizationId, type_name: typeName }, 'stored object type schema does not compile');
+      return { problems: (_data, field) => [{ field, message: `cannot be checked: the schema of type "${typeName}" is unusable` }] };
+    }
+  }
+}
+
+function invalid(kind: 'bad_request' | 'unprocessable', problems: FieldError[]) {
+  const lines = problems.map((problem) => `${problem.field} ${problem.message}`);
+  return kind === 'bad_request' ? errors.badRequest(lines, problems) : errors.unprocessable(lines, problems);
+}
+
+function alreadyRegistered(typeName: string) {
+  return errors.conflict(`Object type "${typeName}" is already registered; a registered type never changes, register a new typeName instead`);
+}

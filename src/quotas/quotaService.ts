@@ -1,0 +1,212 @@
+import type { Clock } from '../clock.js';
+import { errors } from '../errors.js';
+import type { Organization } from '../organizations/organizationService.js';
+import type { Plan } from '../organizations/plans.js';
+import type { Db, PrismaClient } from '../store/database.js';
+import { periodKey, periodResetAt } from './periods.js';
+import { limitOf, periodOf, QUOTA_TYPES, UNLIMITED, type PeriodicQuota, type QuotaType } from './quotaTypes.js';
+import type { UsageStore } from './usageStore.js';
+import type { UsageGauges } from './usageGauges.js';
+
+/** Usage from which an entry carries a warning (SPEC: soft warning from 80 %). */
+const WARNING_PERCENT = 80;
+
+/** One quota as `GET /quota` lists it (SPEC "Quota entry"). */
+export interface QuotaEntry {
+  type: QuotaType;
+  current: number;
+  limit: number;
+  remaining: number;
+  percent: number;
+  isUnlimited: boolean;
+  resetAt?: string;
+  warning?: string;
+}
+
+export interface QuotaReport {
+  plan: Plan;
+  quotas: QuotaEntry[];
+  overallUsagePercent: number;
+  recommendation: 'ok' | 'monitor' | 'upgrade';
+}
+
+/** A quota that measures what exists now (boards, types, storage) rather than a period's count. */
+export type GaugeQuota = Exclude<QuotaType, PeriodicQuota>;
+
+export interface QuotaServiceDependencies {
+  prisma: PrismaClient;
+  clock: Clock;
+  usage: UsageStore;
+  gauges: UsageGauges;
+  /** Where a client is sent to raise its limits (402/403 bodies); known once the server listens. */
+  upgradeUrl: () => string;
+}
+
+/**
+ * Plans and quotas: what each organization may use, what it has used, and the one place
+ * that refuses an operation over its plan (402 when a limit is used up, 403 when the plan
+ * lacks the feature). Periodic counters reset with the UTC day or month of the injected clock.
+ */
+export class QuotaService {
+  constructor(private readonly deps: QuotaServiceDependencies) {}
+
+  /** Counts `amount` uses of a periodic quota, or refuses them all if that would pass the limit. */
+  async consume(organization: Pick<Organization, 'id' | 'plan'>, type: PeriodicQuota, amount = 1): Promise<void> {
+    const limit = this.refuseIfLacking(organization.plan, type);
+    const period = this.currentPeriod(type);
+    const total = await this.deps.usage.consume(organization.id, type, period, amount, limit);
+    if (total !== null) return;
+    const current = (await this.deps.usage.read(organization.id, [{ quotaType: type, period }])).get(type) ?? 0;
+    throw errors.quotaExceeded({ quotaType: type, current, limit, upgradeUrl: this.deps.upgradeUrl() });
+  }
+
+  /**
+   * Counts up to `amount` uses of a periodic quota and returns how many fit (all or none
+   * when they fit together; otherwise what remains). For fan-outs such as one event's
+   * webhook deliveries, where the ones past the limit are recorded as refused.
+   */
+  async consumeUpTo(organizationId: string, type: PeriodicQuota, amount: number): Promise<number> {
+    const organization = await this.organization(organizationId);
+    if (!organization || limitOf(organization.plan, type) === 0) return 0;
+    try {
+      await this.consume(organization, type, amount);
+      return amount;
+    } catch {
+      const { current, limit } = await this.entries(organization, [type]).then(([entry]) => entry!);
+      const remaining = Math.max(0, Math.min(amount, limit - current));
+      if (remaining === 0) return 0;
+      return this.consume(organization, type, remaining).then(
+        () => remaining,
+        () => 0,
+      );
+    }
+  }
+
+  /** Counts uses that already happened (no refusal); `exhausted` once the period's limit is reached. */
+  async recordUsage(organizationId: string, type: PeriodicQuota, amount: number): Promise<{ exhausted: boolean; period: string }> {
+    const period = this.currentPeriod(type);
+    const total = await this.deps.usage.add(organizationId, type, period, amount);
+    const organization = await this.organization(organizationId);
+    const limit = organization ? limitOf(organization.plan, type) : UNLIMITED;
+    return { exhausted: limit !== UNLIMITED && total >= limit, period };
+  }
+
+  /** The key of the period a periodic quota counts in now. */
+  currentPeriod(type: PeriodicQuota): string {
+    return periodKey(periodOf(type) as 'daily' | 'monthly', this.deps.clock.now());
+  }
+
+  /** Runs `create` only if the organization has room for one more active board. */
+  withRoomForBoard<T>(organizationId: string, create: (tx: Db) => Promise<T>): Promise<T> {
+    return this.withRoomFor(organizationId, 'boards', (tx) => this.deps.gauges.activeBoards(tx, organizationId, this.deps.clock.now()), create);
+  }
+
+  /** Runs `create` only if the organization has room for one more object type. */
+  withRoomForObjectType<T>(organizationId: string, create: (tx: Db) => Promise<T>): Promise<T> {
+    return this.withRoomFor(organizationId, 'object_types', (tx) => this.deps.gauges.objectTypes(tx, organizationId), create);
+  }
+
+  private async organization(id: string): Promise<Organization | null> {
+    const row = await this.deps.prisma.organization.findUnique({ where: { id } });
+    return row ? { id: row.id, name: row.name, plan: row.plan as Plan } : null;
+  }
+
+  /** Throws unless `adding` more fit in a gauge quota now at `current`. */
+  assertRoom(plan: Plan, type: GaugeQuota, current: number, adding = 1): void {
+    const limit = this.refuseIfLacking(plan, type);
+    if (limit !== UNLIMITED && current + adding > limit) {
+      throw errors.quotaExceeded({ quotaType: type, current, limit, upgradeUrl: this.deps.upgradeUrl() });
+    }
+  }
+
+  /**
+   * Runs `create` only if the organization has room for one more of `type`, measured by
+   * `count` inside the same transaction. The organization's row is locked first, so
+   * concurrent creations (on any instance) are serialized: 50 at once against a limit of
+   * 10 leave exactly 10.
+   */
+  private async withRoomFor<T>(organizationId: string, type: GaugeQuota, count: (tx: Db) => Promise<number>, create: (tx: Db) => Promise<T>): Promise<T> {
+    return this.deps.prisma.$transaction(
+      async (tx) => {
+        // A write to the row takes its lock (PostgreSQL) or the database's write lock (SQLite).
+        await tx.$executeRaw`UPDATE organizations SET plan = plan WHERE id = ${organizationId}`;
+        const organization = await tx.organization.findUnique({ where: { id: organizationId }, select: { plan: true } });
+        if (!organization) throw errors.notFound('Organization');
+        this.assertRoom(organization.plan as Plan, type, await count(tx));
+        return create(tx);
+      },
+      { maxWait: 30_000, timeout: 30_000 },
+    );
+  }
+
+  /** `GET /quota`: every quota of the organization, with the overall picture. */
+  async report(organization: Organization): Promise<QuotaReport> {
+    const quotas = await this.entries(organization, [...QUOTA_TYPES]);
+    const limited = quotas.filter((entry) => !entry.isUnlimited && entry.limit > 0);
+    const overall = limited.length === 0 ? 0 : limited.reduce((sum, entry) => sum + entry.percent, 0) / limited.length;
+    const highest = Math.max(0, ...limited.map((entry) => entry.percent));
+    return {
+      plan: organization.plan,
+      quotas,
+      overallUsagePercent: Math.round(overall * 10) / 10,
+      recommendation: highest >= 90 ? 'upgrade' : highest >= 70 ? 'monitor' : 'ok',
+    };
+  }
+
+  /** `GET /quota/<type>`: whether one more use is allowed now. */
+  async check(organization: Organization, type: QuotaType) {
+    const [entry] = await this.entries(organization, [type]);
+    const { current, limit, remaining, warning } = entry!;
+    return { type, allowed: limit === UNLIMITED || current < limit, current, limit, remaining, warning: warning ?? null };
+  }
+
+  private async entries(organization: Organization, types: QuotaType[]): Promise<QuotaEntry[]> {
+    const now = this.deps.clock.now();
+    const periodic = types.filter((type) => periodOf(type) !== 'none');
+    const counters = await this.deps.usage.read(
+      organization.id,
+      periodic.map((type) => ({ quotaType: type, period: periodKey(periodOf(type) as 'daily' | 'monthly', now) })),
+    );
+    const measured = await this.deps.gauges.measure(organization.id, types.filter((type) => periodOf(type) === 'none') as GaugeQuota[], now);
+    return types.map((type) => {
+      const period = periodOf(type);
+      const current = period === 'none' ? (measured.get(type as GaugeQuota) ?? 0) : (counters.get(type) ?? 0);
+      return entryOf(type, current, limitOf(organization.plan, type), organization.plan, period === 'none' ? null : periodResetAt(period, now));
+    });
+  }
+
+  /** Throws 403 if the plan does not include `type` at all (limit "none"). */
+  assertIncluded(plan: Plan, type: QuotaType): void {
+    this.refuseIfLacking(plan, type);
+  }
+
+  private refuseIfLacking(plan: Plan, type: QuotaType): number {
+    const limit = limitOf(plan, type);
+    if (limit === 0) throw errors.planLacksFeature({ quotaType: type, plan, upgradeUrl: this.deps.upgradeUrl() });
+    return limit;
+  }
+}
+
+function entryOf(type: QuotaType, current: number, limit: number, plan: Plan, resetAt: Date | null): QuotaEntry {
+  const isUnlimited = limit === UNLIMITED;
+  // One decimal, never rounded up: 89.95 % is still below the 90 % "upgrade" line.
+  const percent = isUnlimited ? 0 : limit === 0 ? 100 : Math.min(100, Math.floor((current / limit) * 1000) / 10);
+  const entry: QuotaEntry = {
+    type,
+    current,
+    limit,
+    remaining: isUnlimited ? UNLIMITED : Math.max(0, limit - current),
+    percent,
+    isUnlimited,
+    ...(resetAt ? { resetAt: resetAt.toISOString() } : {}),
+  };
+  const warning = warningOf(type, current, limit, percent, plan);
+  return warning ? { ...entry, warning } : entry;
+}
+
+function warningOf(type: QuotaType, current: number, limit: number, percent: number, plan: Plan): string | undefined {
+  if (limit === UNLIMITED || percent < WARNING_PERCENT) return undefined;
+  if (limit === 0) return `${type} is not included in the ${plan} plan`;
+  if (current >= limit) return `${type} limit reached (${current} of ${limit}); further use is blocked`;
+  return `${type} is at ${percent}% of its limit (${current} of ${limit})`;
+}

@@ -1,0 +1,69 @@
+import type { Db } from '../store/database.js';
+import type { GaugeQuota } from './quotaService.js';
+
+/** How many people are connected to a board right now (the realtime presence registry). */
+export type OnlineParticipants = (boardId: string) => number;
+
+/**
+ * Measures the quotas that are a state rather than a count per period: active boards, the
+ * busiest board's participants, registered object types, and storage (bytes of the boards'
+ * documents: snapshots plus update log, zone documents included).
+ */
+export class UsageGauges {
+  constructor(
+    private readonly db: Db,
+    private readonly onlineParticipants: OnlineParticipants,
+  ) {}
+
+  /** Active boards: those that count against the `boards` quota (archived and expired ones do not). */
+  activeBoards(db: Db, organizationId: string, now: Date): Promise<number> {
+    return db.board.count({ where: { organizationId, status: 'active', expiresAt: { gt: now } } });
+  }
+
+  objectTypes(db: Db, organizationId: string): Promise<number> {
+    return db.objectType.count({ where: { organizationId } });
+  }
+
+  async measure(organizationId: string, types: GaugeQuota[], now: Date): Promise<Map<GaugeQuota, number>> {
+    const measured = new Map<GaugeQuota, number>();
+    const storage = types.some((type) => type === 'storage_org' || type === 'storage_board') ? await this.storageByBoard(organizationId) : [];
+    for (const type of types) measured.set(type, await this.measureOne(organizationId, type, now, storage));
+    return measured;
+  }
+
+  private async measureOne(organizationId: string, type: GaugeQuota, now: Date, storage: number[]): Promise<number> {
+    switch (type) {
+      case 'boards':
+        return this.activeBoards(this.db, organizationId, now);
+      case 'participants':
+        return this.busiestBoard(organizationId, now);
+      case 'object_types':
+        return this.objectTypes(this.db, organizationId);
+      case 'storage_org':
+        return storage.reduce((sum, bytes) => sum + bytes, 0);
+      case 'storage_board':
+        return Math.max(0, ...storage);
+      case 'storage_component':
+        // Components are not stored by this release; nothing counts against it yet.
+        return 0;
+    }
+  }
+
+  private async busiestBoard(organizationId: string, now: Date): Promise<number> {
+    const boards = await this.db.board.findMany({ where: { organizationId, status: 'active', expiresAt: { gt: now } }, select: { id: true } });
+    return Math.max(0, ...boards.map((board) => this.onlineParticipants(board.id)));
+  }
+
+  /** Bytes stored per board of the organization (its document and its zone documents). */
+  private async storageByBoard(organizationId: string): Promise<number[]> {
+    const rows = await this.db.$queryRaw<Array<{ bytes: bigint | number | null }>>`
+      SELECT SUM(d.bytes) AS bytes FROM boards b
+      JOIN (
+        SELECT name, LENGTH(state) AS bytes FROM document_snapshots
+        UNION ALL SELECT name, LENGTH("update") AS bytes FROM document_updates
+      ) d ON d.name = b.id OR d.name LIKE b.id || '/%'
+      WHERE b.organization_id = ${organizationId}
+      GROUP BY b.id`;
+    return rows.map((row) => Number(row.bytes ?? 0));
+  }
+}
