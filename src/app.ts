@@ -22,6 +22,7 @@ import { OrganizationService } from './organizations/organizationService.js';
 import { isPlan } from './organizations/plans.js';
 import { createApiRateLimits } from './rateLimits/apiRateLimits.js';
 import { meterApiCalls } from './quotas/apiCallMeter.js';
+import { OrganizationQueue, PlanRead, RowLock } from './quotas/organizationSerializer.js';
 import { QuotaService } from './quotas/quotaService.js';
 import { quotaRoutes } from './quotas/quotaRoutes.js';
 import { SocketMessageMeter } from './quotas/socketMessageMeter.js';
@@ -87,7 +88,8 @@ export async function startApp(options: AppOptions): Promise<App> {
   // Quotas measure live participants through the realtime registry, created just below.
   let participantsOnline: (boardId: string) => number = () => 0;
   const quotas = new QuotaService({
-    prisma: db,
+    db,
+    serializer: new OrganizationQueue(database.flavour === 'postgres' ? new RowLock(db) : new PlanRead(db)),
     clock,
     usage: new UsageStore(db),
     gauges: new UsageGauges(db, (boardId) => participantsOnline(boardId)),

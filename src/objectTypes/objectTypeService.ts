@@ -52,7 +52,7 @@ export class ObjectTypeService {
   private readonly cache: TypeCache;
 
   constructor(private readonly deps: ObjectTypeServiceDependencies) {
-    this.cache = new TypeCache(deps.clock, (organizationId, known) => this.loadNewTypes(organizationId, known));
+    this.cache = new TypeCache(deps.clock, deps.logger, (organizationId, known) => this.loadNewTypes(organizationId, known));
   }
 
   async register(organizationId: string, input: RegisterObjectTypeInput) {

@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.js';
+import type { Logger } from '../logger.js';
 import type { CompiledSchema } from './schemaCompiler.js';
 
 /**
@@ -26,18 +27,28 @@ export class TypeCache {
 
   constructor(
     private readonly clock: Clock,
+    private readonly logger: Logger,
     private readonly loadNewTypes: LoadNewTypes,
   ) {}
 
-  /** The organization's types, asking the database when the cached set is not fresh. */
+  /**
+   * The organization's types. The first call waits for the database; later ones answer at
+   * once and, when the set is not fresh, ask the database in the background (socket writes
+   * never wait on a periodic query).
+   */
   async typesOf(organizationId: string): Promise<ReadonlyMap<string, CompiledSchema>> {
     const entry = this.entry(organizationId);
     const now = this.clock.now().getTime();
     if (entry.refreshedAt !== null && now - entry.refreshedAt < TYPES_REFRESH_MS) return entry.types;
-    entry.loading ??= this.refresh(organizationId, entry).finally(() => {
-      entry.loading = null;
-    });
-    await entry.loading;
+    if (!entry.loading) {
+      entry.loading = this.refresh(organizationId, entry).finally(() => {
+        entry.loading = null;
+      });
+      if (entry.refreshedAt !== null) {
+        entry.loading.catch((error: unknown) => this.logger.error({ err: error, organization_id: organizationId }, 'object types could not be refreshed'));
+      }
+    }
+    if (entry.refreshedAt === null) await entry.loading;
     return entry.types;
   }
 

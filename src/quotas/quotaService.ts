@@ -2,7 +2,8 @@ import type { Clock } from '../clock.js';
 import { errors } from '../errors.js';
 import type { Organization } from '../organizations/organizationService.js';
 import type { Plan } from '../organizations/plans.js';
-import type { Db, PrismaClient } from '../store/database.js';
+import type { Db } from '../store/database.js';
+import type { OrganizationSerializer } from './organizationSerializer.js';
 import { periodKey, periodResetAt } from './periods.js';
 import { limitOf, periodOf, QUOTA_TYPES, UNLIMITED, type PeriodicQuota, type QuotaType } from './quotaTypes.js';
 import type { UsageStore } from './usageStore.js';
@@ -34,7 +35,9 @@ export interface QuotaReport {
 export type GaugeQuota = Exclude<QuotaType, PeriodicQuota>;
 
 export interface QuotaServiceDependencies {
-  prisma: PrismaClient;
+  db: Db;
+  /** Serializes an organization's check-then-create steps (gauge quotas). */
+  serializer: OrganizationSerializer;
   clock: Clock;
   usage: UsageStore;
   gauges: UsageGauges;
@@ -107,7 +110,7 @@ export class QuotaService {
   }
 
   private async organization(id: string): Promise<Organization | null> {
-    const row = await this.deps.prisma.organization.findUnique({ where: { id } });
+    const row = await this.deps.db.organization.findUnique({ where: { id } });
     return row ? { id: row.id, name: row.name, plan: row.plan as Plan } : null;
   }
 
@@ -121,22 +124,15 @@ export class QuotaService {
 
   /**
    * Runs `create` only if the organization has room for one more of `type`, measured by
-   * `count` inside the same transaction. The organization's row is locked first, so
-   * concurrent creations (on any instance) are serialized: 50 at once against a limit of
-   * 10 leave exactly 10.
+   * `count` right before it, with the organization's other such steps serialized (on any
+   * instance): 50 creations at once against a limit of 10 leave exactly 10.
    */
-  private async withRoomFor<T>(organizationId: string, type: GaugeQuota, count: (tx: Db) => Promise<number>, create: (tx: Db) => Promise<T>): Promise<T> {
-    return this.deps.prisma.$transaction(
-      async (tx) => {
-        // A write to the row takes its lock (PostgreSQL) or the database's write lock (SQLite).
-        await tx.$executeRaw`UPDATE organizations SET plan = plan WHERE id = ${organizationId}`;
-        const organization = await tx.organization.findUnique({ where: { id: organizationId }, select: { plan: true } });
-        if (!organization) throw errors.notFound('Organization');
-        this.assertRoom(organization.plan as Plan, type, await count(tx));
-        return create(tx);
-      },
-      { maxWait: 30_000, timeout: 30_000 },
-    );
+  private withRoomFor<T>(organizationId: string, type: GaugeQuota, count: (db: Db) => Promise<number>, create: (db: Db) => Promise<T>): Promise<T> {
+    return this.deps.serializer.run(organizationId, async (db, plan) => {
+      if (!plan) throw errors.notFound('Organization');
+      this.assertRoom(plan as Plan, type, await count(db));
+      return create(db);
+    });
   }
 
   /** `GET /quota`: every quota of the organization, with the overall picture. */

@@ -53,29 +53,29 @@ export class WriteCheckExtension implements Extension {
     if (touched.size === 0) return;
     const objects = objectsOf(document);
     const previous = new Map<string, BoardObject | null>();
-    const forbidden: string[] = [];
+    const forbidden = new Set<string>();
     for (const change of touched.values()) {
       const current = objects.has(change.id) ? readObject(change.id, objects.get(change.id)) : null;
       previous.set(change.id, current);
       const before = current?.position ?? null;
       const after = change.deleted ? null : (change.position ?? withCoordinates(before, change.coordinates));
-      if (viewer && target && isForbiddenWrite(viewer, target, { before, after })) forbidden.push(change.id);
+      if (viewer && target && isForbiddenWrite(viewer, target, { before, after })) forbidden.add(change.id);
     }
     const invalid = new Map<string, FieldError[]>();
     document.transact((transaction) => {
       Y.applyUpdate(document, payload);
       for (const id of touched.keys()) {
-        if (forbidden.includes(id) || !objects.has(id)) continue;
+        if (forbidden.has(id) || !objects.has(id)) continue;
         const problems = problemsOf(check, objects.get(id));
         if (problems.length > 0) invalid.set(id, problems);
       }
-      if (forbidden.length === 0 && invalid.size === 0) return;
+      if (forbidden.size === 0 && invalid.size === 0) return;
       // Applying a remote update marks the transaction remote; the undo below is the server's
       // own change, and left remote Yjs would take it for a client-id clash and re-key the document.
       transaction.local = true;
       for (const id of [...forbidden, ...invalid.keys()]) restore(objects, id, previous.get(id) ?? null);
     }, { source: 'connection', connection });
-    if (forbidden.length > 0) connection.sendStateless(JSON.stringify({ type: 'write-rejected', object_ids: forbidden, reason: 'zone-permissions' }));
+    if (forbidden.size > 0) connection.sendStateless(JSON.stringify({ type: 'write-rejected', object_ids: [...forbidden], reason: 'zone-permissions' }));
     if (invalid.size > 0) connection.sendStateless(JSON.stringify(invalidObjectsMessage(invalid)));
   }
 

@@ -58,8 +58,15 @@ export interface DeliveryLog {
   insert(deliveries: NewDelivery[]): Promise<void>;
   /** Candidates due at `now`: id and url, for per-host fairness before claiming; `skipUrls` are left out. */
   due(now: Date, limit: number, skipUrls?: string[]): Promise<Array<{ id: string; url: string }>>;
-  /** Leases the given deliveries if nobody else holds them; returns those it got. */
+  /**
+   * Leases the given deliveries if nobody else holds them; returns those it got. A lease also
+   * moves the delivery's next attempt to the lease's end: should this instance die, that is
+   * when another one retries it, and due deliveries stay at the head of the due index
+   * instead of behind every delivery in flight.
+   */
   claim(ids: string[], now: Date, leaseUntil: Date): Promise<ClaimedDelivery[]>;
+  /** Hands back claimed deliveries that were never sent: due at `now`, their attempt not counted. */
+  release(ids: string[], now: Date): Promise<void>;
   /**
    * Records attempts in one transaction (releasing their leases); a success also resets its
    * subscription's consecutive failure count.
@@ -108,18 +115,26 @@ class SqliteDeliveryLog implements DeliveryLog {
     const at = sqliteTime(now);
     const skip = skipUrls.length > 0 ? `AND url NOT IN (${skipUrls.map(() => '?').join(', ')})` : '';
     return this.statement(
-      `SELECT id, url FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ? AND (locked_until IS NULL OR locked_until < ?) ${skip}
+      `SELECT id, url FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ? ${skip}
        ORDER BY next_attempt_at LIMIT ?`,
-    ).all(at, at, ...skipUrls, limit) as Array<{ id: string; url: string }>;
+    ).all(at, ...skipUrls, limit) as Array<{ id: string; url: string }>;
   }
 
   async claim(ids: string[], now: Date, leaseUntil: Date): Promise<ClaimedDelivery[]> {
     if (ids.length === 0) return [];
     const placeholders = ids.map(() => '?').join(', ');
     return this.statement(
-      `UPDATE webhook_deliveries SET locked_until = ?, attempt_count = attempt_count + 1
-       WHERE id IN (${placeholders}) AND status = 'pending' AND (locked_until IS NULL OR locked_until < ?) RETURNING ${COLUMNS}`,
-    ).all(sqliteTime(leaseUntil), ...ids, sqliteTime(now)) as ClaimedDelivery[];
+      `UPDATE webhook_deliveries SET locked_until = ?, next_attempt_at = ?, attempt_count = attempt_count + 1
+       WHERE id IN (${placeholders}) AND status = 'pending' AND next_attempt_at <= ? RETURNING ${COLUMNS}`,
+    ).all(sqliteTime(leaseUntil), sqliteTime(leaseUntil), ...ids, sqliteTime(now)) as ClaimedDelivery[];
+  }
+
+  async release(ids: string[], now: Date): Promise<void> {
+    const placeholders = ids.map(() => '?').join(', ');
+    this.statement(
+      `UPDATE webhook_deliveries SET locked_until = NULL, next_attempt_at = ?, attempt_count = attempt_count - 1
+       WHERE id IN (${placeholders}) AND status = 'pending'`,
+    ).run(sqliteTime(now), ...ids);
   }
 
   async record(attempts: RecordedAttempt[]): Promise<void> {
@@ -202,7 +217,7 @@ class PostgresDeliveryLog implements DeliveryLog {
 
   async due(now: Date, limit: number, skipUrls: string[] = []) {
     const result = await this.pool.query<{ id: string; url: string }>(
-      `SELECT id, url FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= $1 AND (locked_until IS NULL OR locked_until < $1)
+      `SELECT id, url FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= $1
        AND NOT (url = ANY($3::text[])) ORDER BY next_attempt_at LIMIT $2`,
       [now.toISOString(), limit, skipUrls],
     );
@@ -212,11 +227,19 @@ class PostgresDeliveryLog implements DeliveryLog {
   async claim(ids: string[], now: Date, leaseUntil: Date): Promise<ClaimedDelivery[]> {
     if (ids.length === 0) return [];
     const result = await this.pool.query<ClaimedDelivery>(
-      `UPDATE webhook_deliveries SET locked_until = $1, attempt_count = attempt_count + 1
-       WHERE id = ANY($2::text[]) AND status = 'pending' AND (locked_until IS NULL OR locked_until < $3) RETURNING ${COLUMNS}`,
+      `UPDATE webhook_deliveries SET locked_until = $1, next_attempt_at = $1, attempt_count = attempt_count + 1
+       WHERE id = ANY($2::text[]) AND status = 'pending' AND next_attempt_at <= $3 RETURNING ${COLUMNS}`,
       [leaseUntil.toISOString(), ids, now.toISOString()],
     );
     return result.rows;
+  }
+
+  async release(ids: string[], now: Date): Promise<void> {
+    await this.pool.query(
+      `UPDATE webhook_deliveries SET locked_until = NULL, next_attempt_at = $2, attempt_count = attempt_count - 1
+       WHERE id = ANY($1::text[]) AND status = 'pending'`,
+      [ids, now.toISOString()],
+    );
   }
 
   async record(attempts: RecordedAttempt[]): Promise<void> {

@@ -3,6 +3,7 @@ import type { Logger } from '../logger.js';
 import type { Db } from '../store/database.js';
 import type { AttemptRecord, ClaimedDelivery, DeliveryLog, DeliveryState, RecordedAttempt } from '../store/deliveryLog.js';
 import { GroupCommit } from '../util/groupCommit.js';
+import { SendQueue } from './sendQueue.js';
 import { attemptDelivery, DELIVERY_TIMEOUT_MS, type AttemptOutcome } from './sender.js';
 
 /** How often due deliveries are looked for when nothing wakes the dispatcher. */
@@ -16,6 +17,7 @@ const MAX_LOOKS_PER_ROUND = 8;
 /** Attempts in flight at once, in all and per receiving host: a slow receiver cannot hold the rest. */
 const MAX_IN_FLIGHT = 128;
 const MAX_IN_FLIGHT_PER_HOST = 32;
+/** Outcomes not yet recorded are bounded too, should the database fall behind. */
 const MAX_UNRECORDED = 4 * MAX_IN_FLIGHT;
 /** Consecutive failed deliveries after which a subscription is disabled (SPEC Limits). */
 export const AUTO_DISABLE_AFTER = 10;
@@ -44,17 +46,24 @@ export class WebhookDispatcher {
   private running: Promise<void> | null = null;
   private again = false;
   private stopped = false;
-  private readonly inFlight = new Map<string, number>();
-  private inFlightTotal = 0;
+  /** Attempts not yet recorded (sending, or waiting for their outcome's commit). */
   private readonly attempts = new Set<Promise<void>>();
+  private readonly queue = new SendQueue(
+    { inFlightPerHost: MAX_IN_FLIGHT_PER_HOST, inFlightTotal: MAX_IN_FLIGHT, waitingPerHost: MAX_IN_FLIGHT_PER_HOST, waitingTotal: MAX_IN_FLIGHT },
+    (delivery) => this.attempt(delivery),
+    // Claims again only once a host's waiting list runs low: one round per many attempts.
+    (_host, waiting) => {
+      if (waiting < MAX_IN_FLIGHT_PER_HOST / 2) this.wake();
+    },
+  );
   /**
-   * Until when (monotonic ms) looking past busy hosts is not worth it: the last such look
-   * found nothing else due. That look walks the whole backlog of the busy hosts, so repeating
-   * it after every finished attempt cost more CPU than the sending itself.
+   * What the last look past busy hosts saw when it found nothing else due: the URLs it
+   * looked past, and until when (monotonic ms) that holds. Such a look walks the whole backlog
+   * of those URLs, so repeating it after every finished attempt cost more CPU than sending.
+   * Retries falling due are found by the next poll; a delivery written for any other URL
+   * makes the look worth doing again at once.
    */
-  private furtherLooksIdleUntil = 0;
-  /** URLs the last round passed over because their host was at its limit. */
-  private passedOver = new Set<string>();
+  private nothingBeyond: { urls: Set<string>; until: number } | null = null;
 
   /** Attempt outcomes, written in batches: one transaction per burst instead of per attempt. */
   private readonly outcomes: GroupCommit<RecordedAttempt>;
@@ -72,7 +81,8 @@ export class WebhookDispatcher {
 
   /** New deliveries were written: any for a host not at its limit is worth looking past busy ones for. */
   deliveriesAdded(urls: string[]): void {
-    if (urls.some((url) => !this.passedOver.has(url))) this.furtherLooksIdleUntil = 0;
+    const known = this.nothingBeyond;
+    if (known && urls.some((url) => !known.urls.has(url))) this.nothingBeyond = null;
     this.wake();
   }
 
@@ -103,11 +113,17 @@ export class WebhookDispatcher {
     } while (this.running || this.attempts.size > 0);
   }
 
-  /** Stops claiming and waits for attempts in flight. */
+  /** Stops claiming, hands back the claimed deliveries not started yet, and waits for the rest. */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     await this.running;
+    const waiting = this.queue.takeWaiting();
+    if (waiting.length > 0) {
+      await this.options.deliveryLog
+        .release(waiting.map((delivery) => delivery.id), this.options.clock.now())
+        .catch((error) => this.options.logger.warn({ err: error }, 'claimed deliveries could not be handed back; they are retried when their lease ends'));
+    }
     await Promise.all([...this.attempts]);
   }
 
@@ -117,49 +133,46 @@ export class WebhookDispatcher {
     // URLs of hosts at their limit are left out of the next look, so a backlog for one slow
     // receiver, however long, never hides the deliveries due to the others behind it.
     const passedOver = new Set<string>();
-    this.passedOver = passedOver;
     for (let look = 0; look < MAX_LOOKS_PER_ROUND; look += 1) {
-      const room = MAX_IN_FLIGHT - this.inFlightTotal;
-      // Outcomes not yet recorded are bounded too, should the database fall behind.
+      const room = this.queue.room();
       if (room <= 0 || this.attempts.size >= MAX_UNRECORDED) return;
-      if (look > 0 && performance.now() < this.furtherLooksIdleUntil) return;
+      if (look > 0 && this.knownEmptyBeyond(passedOver)) return;
       const limit = Math.min(CLAIM_BATCH, room * 2);
       const due = await deliveryLog.due(now, limit, [...passedOver]);
-      // Retries falling due are found by the next poll; new deliveries reset this at once.
-      if (look > 0 && due.length === 0) this.furtherLooksIdleUntil = performance.now() + POLL_INTERVAL_MS;
-      const perHost = new Map(this.inFlight);
+      if (look > 0 && due.length === 0) this.nothingBeyond = { urls: new Set(passedOver), until: performance.now() + POLL_INTERVAL_MS };
+      const taken = new Map<string, number>();
       const wanted = due.filter((delivery) => {
         const host = hostOf(delivery.url);
-        const count = perHost.get(host) ?? 0;
-        if (count >= MAX_IN_FLIGHT_PER_HOST) {
+        const count = taken.get(host) ?? 0;
+        if (count >= this.queue.roomFor(host)) {
           passedOver.add(delivery.url);
           return false;
         }
-        perHost.set(host, count + 1);
+        taken.set(host, count + 1);
         return true;
       });
       // Counted before sending: a crash mid-attempt uses the attempt up, so nothing retries forever.
       const claimed = await deliveryLog.claim(wanted.slice(0, room).map((d) => d.id), now, new Date(now.getTime() + LEASE_MS));
-      for (const delivery of claimed) this.dispatch(delivery);
+      for (const delivery of claimed) this.queue.add(hostOf(delivery.url), delivery);
       // Look further only past deliveries passed over for their host; the rest waits for the next round.
       if (due.length < limit || wanted.length === due.length) return;
     }
   }
 
+  /** Whether a look past the `busy` URLs would find nothing, as far as the last such look knows. */
+  private knownEmptyBeyond(busy: Set<string>): boolean {
+    const known = this.nothingBeyond;
+    if (!known || performance.now() >= known.until) return false;
+    return [...busy].every((url) => known.urls.has(url));
+  }
+
   /**
-   * Sends one claimed delivery and records its outcome. The host's slot is given back as soon
-   * as the receiver answered: recording is batched with other outcomes and must not hold the
-   * receiver's concurrency (it was two thirds of a slot's time).
+   * Sends one delivery and records its outcome; resolves when the receiver answered. The
+   * host's slot is given back then: recording is batched with other outcomes and must not
+   * hold the receiver's concurrency (it was two thirds of a slot's time).
    */
-  private dispatch(delivery: ClaimedDelivery): void {
-    const host = hostOf(delivery.url);
-    this.inFlight.set(host, (this.inFlight.get(host) ?? 0) + 1);
-    this.inFlightTotal += 1;
-    const sent = this.send(delivery).finally(() => {
-      this.inFlight.set(host, (this.inFlight.get(host) ?? 1) - 1);
-      this.inFlightTotal -= 1;
-      this.wake();
-    });
+  private attempt(delivery: ClaimedDelivery): Promise<void> {
+    const sent = this.send(delivery);
     const settled: Promise<void> = sent
       .then((outcome) => this.record(delivery, outcome))
       .catch((error) => {
@@ -167,6 +180,7 @@ export class WebhookDispatcher {
       })
       .finally(() => this.attempts.delete(settled));
     this.attempts.add(settled);
+    return sent.then(() => undefined);
   }
 
   private send(delivery: ClaimedDelivery): Promise<AttemptOutcome> {
