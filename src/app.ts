@@ -99,7 +99,7 @@ export async function startApp(options: AppOptions): Promise<App> {
   const access = new BoardAccess({ db, clock, tokens, quotas });
   await access.backfillLookupHashes();
   const frameDirectory = new FrameDirectory(db);
-  const objectTypes = new ObjectTypeService({ db, clock, logger });
+  const objectTypes = new ObjectTypeService({ db, clock, logger, quotas });
   const realtime = createRealtime({
     database,
     access,

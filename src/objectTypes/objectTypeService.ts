@@ -17,12 +17,14 @@ export interface ObjectTypeServiceDependencies {
   db: Db;
   clock: Clock;
   logger: Logger;
-  /**
-   * Runs inside registration, after the request is known to be valid and before the type is
-   * stored, with how many types the organization has: the object_types quota plugs in here
-   * and refuses by throwing.
-   */
-  beforeRegister?: (organizationId: string, existingCount: number) => Promise<void>;
+  /** The `object_types` quota: a type is stored only while the plan has room (402 otherwise). */
+  quotas: ObjectTypeQuota;
+}
+
+/** What object types need from quotas. */
+export interface ObjectTypeQuota {
+  /** Runs `create` only if the organization may register one more type, serialized per organization. */
+  withRoomForObjectType<T>(organizationId: string, create: (db: Db) => Promise<T>): Promise<T>;
 }
 
 /** Checks board objects synchronously (the socket write check runs inside one transaction). */
@@ -60,24 +62,22 @@ export class ObjectTypeService {
       throw invalid('bad_request', [{ field: 'typeName', message: `"${input.typeName}" is a built-in type and cannot be registered` }]);
     }
     const compiled = this.compileNew(input.schema);
-    const { db, clock } = this.deps;
+    const { clock, quotas } = this.deps;
     if (await this.find(organizationId, input.typeName)) throw alreadyRegistered(input.typeName);
-    if (this.deps.beforeRegister) await this.deps.beforeRegister(organizationId, await db.objectType.count({ where: { organizationId } }));
     const now = clock.now();
+    const data = {
+      id: randomUUID(),
+      organizationId,
+      typeName: input.typeName,
+      displayName: input.displayName,
+      category: input.category,
+      schema: JSON.stringify(input.schema),
+      createdAt: now,
+      updatedAt: now,
+    };
     let row: ObjectTypeRow;
     try {
-      row = await db.objectType.create({
-        data: {
-          id: randomUUID(),
-          organizationId,
-          typeName: input.typeName,
-          displayName: input.displayName,
-          category: input.category,
-          schema: JSON.stringify(input.schema),
-          createdAt: now,
-          updatedAt: now,
-        },
-      });
+      row = await quotas.withRoomForObjectType(organizationId, (db) => db.objectType.create({ data }));
     } catch (error) {
       // Two registrations of one name at once: the unique index lets one through.
       if ((error as { code?: string }).code === 'P2002') throw alreadyRegistered(input.typeName);

@@ -8,7 +8,8 @@ describe('patternProblem', () => {
     ['^(a|b)*$'],
     ['^[a-z]+@[a-z]+\\.com$'],
     ['^#[0-9a-fA-F]{6}$'],
-    ['^.{0,100}x.{0,100}$'],
+    ['^[a-z]+(-[a-z]+)*$'],
+    ['(\\w|\\d)*'],
     ['^a+b+a+$'],
     ['^[^@]+@[^@]+$'],
     ['^(?<year>\\d{4})-\\d{2}$'],
@@ -21,17 +22,15 @@ describe('patternProblem', () => {
   });
 
   it.each([
-    ['^(a|a)*$', /backtrack/],
-    ['^(a|aa)+$', /backtrack/],
-    ['(\\w|\\d)*', /backtrack/],
-    ['^(a+)+$', /nested/],
-    ['^(.a|a.){2,}$', /backtrack/],
+    ['^(a|a)*$', /exponential/],
+    ['^(a|aa)+$', /exponential/],
+    ['^(a+)+$', /exponential/],
+    ['^(.a|a.){2,}$', /exponential/],
     ['^\\d+\\d+x$', /polynomial/],
     ['^a*b*a*$', /polynomial/],
     ['^.*a.*b$', /polynomial/],
     ['^\\S+@\\S+\\.\\S+$', /polynomial/],
-    ['\\d+x', /anchor it with \^/],
-    ['^(a)\\1$', /backreference/],
+    ['\\d+x', /polynomial/],
     ['(a|b', /not a valid regular expression/],
     ['a'.repeat(MAX_PATTERN_LENGTH + 1), /longer than/],
   ])('refuses %s', (pattern, reason) => {

@@ -192,7 +192,7 @@ describe('acknowledgements wait for durability', () => {
     const boardId = created.body.board_uuid as string;
     const url = server.socketUrl(created.body.access_links.guest);
     const [writer, reader] = [connect(url, boardId), connect(url, boardId)];
-    await Promise.all([writer.synced(), reader.synced()]);
+    await Promise.all([writer.saved(), reader.saved()]);
 
     held = latch();
     const acks: Array<{ unsynced: number; released: boolean }> = [];
