@@ -18,6 +18,19 @@ export function objectProblems(object: unknown, types: ReadonlyMap<string, Compi
   return schema ? schema.problems(fields.data, join(prefix, 'data')) : [];
 }
 
+/** The forbidden keys as bytes: Yjs updates carry map keys and JSON keys as plain UTF-8 text. */
+const FORBIDDEN_KEY_BYTES = [...FORBIDDEN_KEYS].map((key) => Buffer.from(key, 'utf8'));
+
+/**
+ * Whether an encoded Yjs update might write a forbidden key. False means it cannot, since
+ * every key it writes appears in its bytes as text (true may be a false alarm, such as the
+ * word in a text value, which the full check then clears).
+ */
+export function mentionsForbiddenKey(update: Uint8Array): boolean {
+  const bytes = Buffer.from(update.buffer, update.byteOffset, update.byteLength);
+  return FORBIDDEN_KEY_BYTES.some((key) => bytes.includes(key));
+}
+
 /**
  * Forbidden keys anywhere in a value, without recursion (data may nest deeply). A plain
  * object whose prototype is not Object's was decoded from a `__proto__` key (JSON decoders

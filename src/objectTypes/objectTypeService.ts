@@ -4,7 +4,7 @@ import type { Clock } from '../clock.js';
 import { errors, type FieldError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Db } from '../store/database.js';
-import { objectProblems } from './objectRules.js';
+import { mentionsForbiddenKey, objectProblems } from './objectRules.js';
 import { SchemaCompiler, type CompiledSchema } from './schemaCompiler.js';
 import type { RegisterObjectTypeInput } from './schemas.js';
 import { SCHEMA_LIMITS, screenSchema } from './schemaScreen.js';
@@ -115,8 +115,10 @@ export class ObjectTypeService {
   }
 
   /** The same rule, as a synchronous check bound to the organization's types as of now. */
-  async checkerFor(organizationId: string): Promise<ObjectChecker> {
+  async checkerFor(organizationId: string, updates: Uint8Array[] = []): Promise<ObjectChecker | null> {
     const types = await this.cache.typesOf(organizationId);
+    // Without registered types only forbidden keys can be refused, and they would be in the bytes.
+    if (types.size === 0 && !updates.some(mentionsForbiddenKey)) return null;
     return (object) => objectProblems(object, types);
   }
 

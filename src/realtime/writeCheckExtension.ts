@@ -18,8 +18,12 @@ const MAX_REJECTION_DETAILS = 20;
 
 /** The rules every object written over a socket must pass, whoever writes it (objectTypes/). */
 export interface SocketObjectRules {
-  /** A synchronous check of objects against the organization's rules as they stand now. */
-  checkerFor(organizationId: string): Promise<(object: unknown) => FieldError[]>;
+  /**
+   * A synchronous check of objects against the organization's rules as they stand now, or
+   * null when nothing these updates write can break them (most updates: the check then costs
+   * no second application of the update).
+   */
+  checkerFor(organizationId: string, updates: Uint8Array[]): Promise<((object: unknown) => FieldError[]) | null>;
 }
 
 /**
@@ -47,7 +51,9 @@ export class WriteCheckExtension implements Extension {
     const context = connection.context as SocketContext;
     const viewer = viewerOf(context);
     const target = viewer && viewer.role !== 'host' ? await this.targetOf(documentName) : null;
-    const check = await this.objectRules.checkerFor(context.organizationId ?? context.grant?.board.organizationId ?? '');
+    const { pendingStructs, pendingDs } = document.store;
+    const updates = [payload, ...(pendingStructs ? [pendingStructs.update] : []), ...(pendingDs ? [pendingDs] : [])];
+    const check = await this.objectRules.checkerFor(context.organizationId ?? context.grant?.board.organizationId ?? '', updates);
     // Nothing is awaited from here on: the objects read below are the ones the update applies to.
     addWaitingStructs(document, touched);
     if (touched.size === 0) return;
@@ -61,11 +67,12 @@ export class WriteCheckExtension implements Extension {
       const after = change.deleted ? null : (change.position ?? withCoordinates(before, change.coordinates));
       if (viewer && target && isForbiddenWrite(viewer, target, { before, after })) forbidden.add(change.id);
     }
+    if (forbidden.size === 0 && !check) return;
     const invalid = new Map<string, FieldError[]>();
     document.transact((transaction) => {
       Y.applyUpdate(document, payload);
       for (const id of touched.keys()) {
-        if (forbidden.has(id) || !objects.has(id)) continue;
+        if (!check || forbidden.has(id) || !objects.has(id)) continue;
         const problems = problemsOf(check, objects.get(id));
         if (problems.length > 0) invalid.set(id, problems);
       }
