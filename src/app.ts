@@ -20,7 +20,7 @@ import { createLogger, type Logger } from './logger.js';
 import { adminRoutes } from './organizations/adminRoutes.js';
 import { OrganizationService } from './organizations/organizationService.js';
 import { isPlan } from './organizations/plans.js';
-import { createApiRateLimits } from './rateLimits/apiRateLimits.js';
+import { apiRateLimits } from './rateLimits/apiRateLimits.js';
 import { meterApiCalls } from './quotas/apiCallMeter.js';
 import { OrganizationQueue, PlanRead, RowLock } from './quotas/organizationSerializer.js';
 import { QuotaService } from './quotas/quotaService.js';
@@ -35,6 +35,7 @@ import { authRoutes } from './users/authRoutes.js';
 import { organizationRoutes } from './users/organizationRoutes.js';
 import { createUsers } from './users/users.js';
 import { openDatabase } from './store/database.js';
+import { createLimiterStore } from './store/limiterStore.js';
 import type { DocumentStore } from './store/documentStore.js';
 import { migrate } from './store/migrator.js';
 import { serverSecret } from './store/secrets.js';
@@ -150,11 +151,13 @@ export async function startApp(options: AppOptions): Promise<App> {
   });
   const frames = new FrameService({ db, directory: frameDirectory, clock, boards, documents: realtime.documents, listener: realtime.zones });
   const expirySweeper = new ExpirySweeper(boards, config.expirySweepIntervalMs, logger);
-  const rateLimits = await createApiRateLimits({ config: config.rateLimits, redisUrl: config.redisUrl, clock, logger });
-  const apiKeys = new ApiKeyAuthenticator(organizations, [rateLimits.policy, meterApiCalls(quotas)]);
+  // One store (one Redis connection) for the API rate limits and the login throttle.
+  const limiters = await createLimiterStore({ redisUrl: config.redisUrl, logger });
+  const rateLimits = apiRateLimits({ config: config.rateLimits, limiters, clock });
+  const apiKeys = new ApiKeyAuthenticator(organizations, [rateLimits, meterApiCalls(quotas)]);
   const requireApiKey = apiKeys.required();
   const boardAuth = authenticateBoardCaller(apiKeys, access);
-  const users = await createUsers({ prisma: db, clock, logger, jwtSecret: config.jwtSecret, redisUrl: config.redisUrl });
+  const users = await createUsers({ prisma: db, clock, logger, jwtSecret: config.jwtSecret, limiters });
   const api = Router();
   api.use('/admin', adminRoutes(organizations, config.adminToken));
   api.use(
@@ -192,8 +195,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       await realtime.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await rateLimits.close();
-      await users.close();
+      await limiters.close();
       await database.close();
     })();
     return closing;

@@ -3,9 +3,9 @@ import type { Clock } from '../clock.js';
 import type { RateLimitConfig } from '../config.js';
 import { AppError } from '../errors.js';
 import type { ApiCallPolicy } from '../http/auth.js';
-import type { Logger } from '../logger.js';
 import type { Plan } from '../organizations/plans.js';
-import { createCounterStore, type HitCounter } from './counters.js';
+import type { LimiterStore } from '../store/limiterStore.js';
+import { hitCounter, type HitCounter } from './counters.js';
 
 /** Plans on the premium hourly limit; starter and professional are "standard" (SPEC Limits). */
 const PREMIUM_PLANS: ReadonlySet<Plan> = new Set<Plan>(['business', 'enterprise']);
@@ -28,18 +28,11 @@ interface WindowState {
   resetMs: number;
 }
 
-/** The API-call policy enforcing both per-key rate limits, and what it holds open. */
-export interface ApiRateLimits {
-  policy: ApiCallPolicy;
-  close(): Promise<void>;
-}
-
 export interface ApiRateLimitDependencies {
   config: RateLimitConfig;
-  /** Counters go to Redis when set, so every instance shares them. */
-  redisUrl?: string;
+  /** Where the counters live: Redis with REDIS_URL, so every instance shares them. */
+  limiters: LimiterStore;
   clock: Clock;
-  logger: Logger;
 }
 
 /**
@@ -48,23 +41,20 @@ export interface ApiRateLimitDependencies {
  * epoch, so every instance agrees on when a window resets. Every call counts, refused
  * ones included, so hammering a 429 does not come for free.
  */
-export async function createApiRateLimits(deps: ApiRateLimitDependencies): Promise<ApiRateLimits> {
-  const { config, clock } = deps;
+export function apiRateLimits({ config, limiters, clock }: ApiRateLimitDependencies): ApiCallPolicy {
   const enabled = [config.perMinute, config.perHour, config.perHourPremium].some((limit) => limit > 0);
-  if (!enabled) return { policy: async () => {}, close: async () => {} };
-
-  const store = await createCounterStore({ redisUrl: deps.redisUrl, keyPrefix: config.keyPrefix, logger: deps.logger });
+  if (!enabled) return async () => {};
   const windows: Window[] = [
-    { unit: 'minute', ms: 60_000, counter: store.counter('minute', 60), limitFor: () => config.perMinute },
+    { unit: 'minute', ms: 60_000, counter: hitCounter(limiters, `${config.keyPrefix}minute`, 60), limitFor: () => config.perMinute },
     {
       unit: 'hour',
       ms: 3_600_000,
-      counter: store.counter('hour', 3_600),
+      counter: hitCounter(limiters, `${config.keyPrefix}hour`, 3_600),
       limitFor: (plan) => (PREMIUM_PLANS.has(plan) ? config.perHourPremium : config.perHour),
     },
   ];
 
-  const policy: ApiCallPolicy = async (principal, _req, res) => {
+  return async (principal, _req, res) => {
     const nowMs = clock.now().getTime();
     const applicable = windows.filter((window) => window.limitFor(principal.organization.plan) > 0);
     if (applicable.length === 0) return;
@@ -79,7 +69,6 @@ export async function createApiRateLimits(deps: ApiRateLimitDependencies): Promi
     const exceeded = states.filter((state) => state.count > state.limit);
     if (exceeded.length > 0) throw tooManyRequests(exceeded, nowMs);
   };
-  return { policy, close: () => store.close() };
 }
 
 function remaining(state: WindowState): number {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { AppError } from '../errors.js';
-import type { LimiterStore } from './limiterStore.js';
+import type { LimiterStore } from '../store/limiterStore.js';
 
 /** How many failed logins are tolerated, per account and per client address, in a window. */
 export interface LoginLimits {
@@ -41,10 +41,11 @@ export class LoginThrottle {
   private readonly accounts: RateLimiterAbstract;
   private readonly addresses: RateLimiterAbstract;
 
-  constructor(store: LimiterStore, limits: LoginLimits = LOGIN_LIMITS) {
+  /** `keyPrefix` keeps this deployment's counts apart from others on the same Redis. */
+  constructor(store: LimiterStore, keyPrefix: string, limits: LoginLimits = LOGIN_LIMITS) {
     const { perAccount, perAddress } = limits;
-    this.accounts = store.limiter({ name: 'login-account', points: perAccount.failures, durationSeconds: perAccount.windowSeconds });
-    this.addresses = store.limiter({ name: 'login-address', points: perAddress.failures, durationSeconds: perAddress.windowSeconds });
+    this.accounts = store.limiter({ name: `${keyPrefix}login-account`, points: perAccount.failures, durationSeconds: perAccount.windowSeconds });
+    this.addresses = store.limiter({ name: `${keyPrefix}login-address`, points: perAddress.failures, durationSeconds: perAddress.windowSeconds });
   }
 
   /** Counts an attempt on `email` from `ip`; 429 (with `retryAfter`) once either limit is spent. */
