@@ -8,7 +8,7 @@ import { isForbiddenWrite, type WriteTarget } from '../frames/writeRules.js';
 import { boardIdOfDocument } from './documentContext.js';
 import type { SocketContext } from './socketContext.js';
 import { touchedObjects, type Point, type TouchedObject } from './updateInspector.js';
-import { viewerOf } from './zoneSync.js';
+import { viewerOf } from './viewer.js';
 
 /** y-protocols sync step 1 carries a state vector, not changes. */
 const SYNC_STEP_1 = 0;

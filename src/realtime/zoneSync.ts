@@ -5,17 +5,13 @@ import { objectsOf, readObject } from '../boards/boardObjects.js';
 import { presentFrame, zoneDocumentName, type Frame } from '../frames/frame.js';
 import type { FrameDirectory } from '../frames/frameDirectory.js';
 import type { FrameChangeListener } from '../frames/frameService.js';
-import { contains, isZone, zoneAccess, type Viewer } from '../frames/zonePermissions.js';
+import { contains, isZone, zoneAccess } from '../frames/zonePermissions.js';
 import type { BoardDocuments } from './boardDocuments.js';
 import { CloseEvents } from './closeEvents.js';
 import type { ServerMessage } from './messages.js';
 import type { SocketContext } from './socketContext.js';
 import type { SocketMessenger } from './socketMessenger.js';
-
-/** The viewer a socket connection is, for the zone rules. */
-export function viewerOf(context: SocketContext): Viewer | null {
-  return context.grant ? { role: context.grant.role, userId: context.identity.userId } : null;
-}
+import { viewerOf } from './viewer.js';
 
 /**
  * Applies a frame change to the live side at once: tells each socket what it may see
