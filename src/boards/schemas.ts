@@ -10,14 +10,26 @@ export const MAX_EXPIRES_IN_HOURS = 87_600;
 /** Most objects one create request may carry. */
 export const MAX_INITIAL_OBJECTS = 5_000;
 
+/**
+ * Largest absolute board coordinate or size, in pixels. Every number the API stores is
+ * bounded so the database and JavaScript both hold it exactly (a billion pixels is far
+ * beyond any canvas; a frame moved by it still stays within a double's exact integers).
+ */
+export const MAX_COORDINATE = 1_000_000_000;
+/** Longest cache a data provider may ask for: one year, in seconds. */
+export const MAX_CACHE_TTL_SECONDS = 31_536_000;
+
+const coordinate = { type: 'number', minimum: -MAX_COORDINATE, maximum: MAX_COORDINATE };
+const size = { type: 'number', minimum: 0, maximum: MAX_COORDINATE };
 const httpUrl = { type: 'string', format: 'uri', pattern: '^https?://', maxLength: 2048 };
-const freeObject = { type: 'object' };
+/** A free-form JSON object, bounded in depth and size (see http/validate.ts `freeJson`). */
+const freeObject = { type: 'object', freeJson: true };
 
 const position = {
   type: 'object',
   additionalProperties: false,
   required: ['x', 'y'],
-  properties: { x: { type: 'number' }, y: { type: 'number' } },
+  properties: { x: coordinate, y: coordinate },
 };
 
 const component = {
@@ -50,8 +62,8 @@ const dataProvider = {
     type: { type: 'string', enum: ['webhook'] },
     webhook_url: { type: 'string', minLength: 1, maxLength: 2048 },
     method: { type: 'string', enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] },
-    headers: { type: 'object', additionalProperties: { type: 'string' } },
-    cache_ttl: { type: 'number', minimum: 0 },
+    headers: { type: 'object', maxProperties: 100, additionalProperties: { type: 'string', maxLength: 8_192 } },
+    cache_ttl: { type: 'number', minimum: 0, maximum: MAX_CACHE_TTL_SECONDS },
   },
 };
 
@@ -64,8 +76,8 @@ export const objectInputSchema = {
     type: { type: 'string', minLength: 1, maxLength: 100 },
     data: freeObject,
     position,
-    width: { type: 'number', minimum: 0 },
-    height: { type: 'number', minimum: 0 },
+    width: size,
+    height: size,
   },
 };
 

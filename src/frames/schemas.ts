@@ -1,17 +1,23 @@
+import { MAX_COORDINATE } from '../boards/schemas.js';
 import { FRAME_VISIBILITIES, LOCK_MODES, ZONE_VISIBILITIES } from './frame.js';
 
 /** Most assignments one bulk-assign request may carry (SPEC Limits). */
 export const MAX_BULK_ASSIGNMENTS = 50;
+/** Largest frame `order`: the column is a 32-bit integer on PostgreSQL. */
+export const MAX_FRAME_ORDER = 2_147_483_647;
 
 const id = { type: 'string', minLength: 1, maxLength: 255 };
+/** Board coordinates and sizes stay well inside what a double holds exactly and what a client can draw. */
+const coordinate = { type: 'number', minimum: -MAX_COORDINATE, maximum: MAX_COORDINATE };
+const extent = { type: 'number', minimum: 100, maximum: MAX_COORDINATE };
 const color = { type: ['string', 'null'], pattern: '^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$' };
 const fields = {
   name: { type: 'string', minLength: 1, maxLength: 255, pattern: '\\S' },
-  order: { type: 'integer', minimum: 0 },
-  bounds_x: { type: 'number' },
-  bounds_y: { type: 'number' },
-  bounds_width: { type: 'number', minimum: 100 },
-  bounds_height: { type: 'number', minimum: 100 },
+  order: { type: 'integer', minimum: 0, maximum: MAX_FRAME_ORDER },
+  bounds_x: coordinate,
+  bounds_y: coordinate,
+  bounds_width: extent,
+  bounds_height: extent,
   lock_mode: { type: 'string', enum: [...LOCK_MODES] },
   background_color: color,
   visibility: { type: 'string', enum: [...FRAME_VISIBILITIES] },
@@ -41,8 +47,8 @@ export const cloneFrameSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    offsetX: { type: 'number' },
-    offsetY: { type: 'number' },
+    offsetX: coordinate,
+    offsetY: coordinate,
     name: fields.name,
   },
 };

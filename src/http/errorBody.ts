@@ -27,9 +27,13 @@ export function errorBody(error: AppError, req: Request, now: Date): ErrorBody {
   };
 }
 
-/** Body-parser failures arrive as plain errors with a `type`; they are client errors. */
-function fromBodyParser(error: { type?: string }): AppError | null {
-  switch (error.type) {
+/**
+ * Body-parser failures arrive as plain errors with a `type`, and a path parameter the router
+ * cannot decode as a URIError; they are client errors.
+ */
+function fromParsers(error: unknown): AppError | null {
+  if (error instanceof URIError) return errors.badRequest('The request path has malformed percent-encoding');
+  switch ((error as { type?: string } | null)?.type) {
     case 'entity.parse.failed':
       return errors.badRequest('Malformed JSON in request body');
     case 'entity.too.large':
@@ -48,7 +52,7 @@ function fromBodyParser(error: { type?: string }): AppError | null {
  */
 export function errorHandler(logger: Logger, now: () => Date): ErrorRequestHandler {
   return (error, req, res, _next) => {
-    const known = error instanceof AppError ? error : fromBodyParser(error);
+    const known = error instanceof AppError ? error : fromParsers(error);
     const appError = known ?? new AppError('internal', 'An unexpected error occurred');
     if (!known) logger.error({ err: error, request_id: res.locals.requestId }, 'unhandled error');
     const body = errorBody(appError, req, now());

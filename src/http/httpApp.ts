@@ -1,6 +1,7 @@
 import express, { Router, type Express } from 'express';
 import type { Logger } from '../logger.js';
 import { errorHandler, notFoundHandler } from './errorBody.js';
+import { rejectUnreadablePath } from './pathGuard.js';
 import { requestContext } from './requestContext.js';
 
 /** Largest JSON body the API accepts (SPEC Limits: 10 MB). */
@@ -21,6 +22,7 @@ export function createHttpApp({ logger, now, api, checkDatabase }: HttpAppParts)
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
   app.use(requestContext(logger));
+  app.use(rejectUnreadablePath);
   app.use(express.json({ limit: JSON_BODY_LIMIT, type: ['application/json', 'application/*+json'] }));
 
   app.get('/health', (_req, res) => {

@@ -1,16 +1,55 @@
-import { Ajv, type ErrorObject, type SchemaObject, type ValidateFunction } from 'ajv';
+import { Ajv, type ErrorObject, type FuncKeywordDefinition, type SchemaObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { RequestHandler } from 'express';
-import { errors, type FieldError } from '../errors.js';
+import { errors, type AppError, type FieldError } from '../errors.js';
+import { FREE_JSON_LIMITS, findJsonViolation, REQUEST_BODY_LIMITS, textProblem } from '../util/jsonBounds.js';
 
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
+/** Most problems one validation error lists; the rest are counted. */
+export const MAX_VALIDATION_DETAILS = 100;
+/** Longest query parameter value; ids and names in queries are far shorter. */
+const MAX_QUERY_VALUE_LENGTH = 2_048;
+
 /** Bodies are validated as sent: no coercion, so `"5"` is not a number. */
-const bodyAjv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, strictRequired: false, useDefaults: false });
+const bodyOptions = { strict: true, allowUnionTypes: true, strictRequired: false, useDefaults: false } as const;
+const bodyAjv = new Ajv({ ...bodyOptions, allErrors: true });
+/**
+ * Stops at the first problem. Ajv checks an array's or object's size before its members, so
+ * an oversized one is refused here without validating thousands of entries first.
+ */
+const firstErrorAjv = new Ajv({ ...bodyOptions, allErrors: false });
 /** Query strings only carry strings, so their schemas coerce `"true"` and `"10"`. */
 const queryAjv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, strictRequired: false, coerceTypes: true, useDefaults: true });
 addFormats(bodyAjv);
+addFormats(firstErrorAjv);
 addFormats(queryAjv);
+
+/**
+ * `freeJson: true` marks a free-form value (an object's `data`, `external_data`, component
+ * `props`…): whatever its shape, it must stay within FREE_JSON_LIMITS (depth, lengths, keys,
+ * items, size), so nothing stored can break a reader later.
+ */
+const freeJsonKeyword: FuncKeywordDefinition = {
+  keyword: 'freeJson',
+  schemaType: 'boolean',
+  errors: true,
+  validate: function freeJson(enabled: boolean, data: unknown, _schema?: unknown, context?: { instancePath: string }) {
+    if (!enabled) return true;
+    const violation = findJsonViolation(data, FREE_JSON_LIMITS);
+    if (!violation) return true;
+    const inside = violation.field === '(body)' ? '' : `/${violation.field.replace(/\./g, '/')}`;
+    (freeJson as unknown as { errors: Partial<ErrorObject>[] }).errors = [
+      { keyword: 'freeJson', instancePath: `${context?.instancePath ?? ''}${inside}`, message: violation.message },
+    ];
+    return false;
+  },
+};
+bodyAjv.addKeyword(freeJsonKeyword);
+firstErrorAjv.addKeyword(freeJsonKeyword);
+
+/** Size keywords: when the first problem is one of these, it is the answer (see firstErrorAjv). */
+const SIZE_KEYWORDS = new Set(['maxItems', 'maxProperties', 'maxLength', 'freeJson']);
 
 function fieldOf(error: ErrorObject): string {
   const path = error.instancePath.replace(/^\//, '').replace(/\//g, '.');
@@ -32,24 +71,56 @@ function messageOf(error: ErrorObject): string {
   }
 }
 
+/**
+ * The spec's 400 from a list of field problems: `message[]` and `details[]`, duplicates
+ * dropped, at most MAX_VALIDATION_DETAILS of each and then a count. Linear in the problems,
+ * so a body with thousands of bad entries costs no more than reading it.
+ */
+export function fieldErrors(problems: Iterable<FieldError>, where: 'body' | 'query'): AppError {
+  const seen = new Set<string>();
+  const details: FieldError[] = [];
+  let more = 0;
+  for (const problem of problems) {
+    const key = `${problem.field}\u0000${problem.message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    if (details.length < MAX_VALIDATION_DETAILS) details.push(problem);
+    else more += 1;
+  }
+  if (details.length === 0) details.push({ field: `(${where})`, message: 'is invalid' });
+  const messages = details.map((d) => `${d.field} ${d.message}`);
+  if (more > 0) messages.push(`…and ${more} more problems`);
+  return errors.badRequest(messages, details);
+}
+
 /** Turns ajv's errors into the spec's `message[]` and `details[]`. */
-export function validationError(ajvErrors: ErrorObject[] | null | undefined, where: 'body' | 'query') {
-  const details: FieldError[] = (ajvErrors ?? []).map((error) => ({ field: fieldOf(error), message: messageOf(error) }));
-  const unique = details.filter((d, i) => details.findIndex((o) => o.field === d.field && o.message === d.message) === i);
-  if (unique.length === 0) unique.push({ field: `(${where})`, message: 'is invalid' });
-  return errors.badRequest(unique.map((d) => `${d.field} ${d.message}`), unique);
+export function validationError(ajvErrors: ErrorObject[] | null | undefined, where: 'body' | 'query'): AppError {
+  return fieldErrors((ajvErrors ?? []).map((error) => ({ field: fieldOf(error), message: messageOf(error) })), where);
 }
 
 function compile(ajv: Ajv, schema: SchemaObject): ValidateFunction {
   return ajv.compile(schema);
 }
 
-/** Validates `req.body` against a JSON schema compiled once at route registration. */
+/**
+ * Validates `req.body` against a JSON schema compiled once at route registration, then walks
+ * it for what no schema should have to say (lone surrogates and NUL characters in any string,
+ * a depth safety net). Ajv never descends into free-form values (`freeJson` bounds them
+ * iteratively), and its errors are reported in linear time, so no body can stall the loop.
+ */
 export function validateBody(schema: SchemaObject): RequestHandler {
   const validate = compile(bodyAjv, schema);
+  const validateToFirstError = compile(firstErrorAjv, schema);
   return (req, _res, next) => {
     const body: unknown = req.body === undefined ? {} : req.body;
-    if (!validate(body)) return next(validationError(validate.errors, 'body'));
+    if (!validateToFirstError(body)) {
+      const first = validateToFirstError.errors ?? [];
+      if (first.some((error) => SIZE_KEYWORDS.has(error.keyword))) return next(validationError(first, 'body'));
+      validate(body);
+      return next(validationError(validate.errors, 'body'));
+    }
+    const violation = findJsonViolation(body, REQUEST_BODY_LIMITS);
+    if (violation) return next(fieldErrors([violation], 'body'));
     req.body = body;
     next();
   };
@@ -60,8 +131,21 @@ export function validateQuery(schema: SchemaObject): RequestHandler {
   const validate = compile(queryAjv, schema);
   return (req, res, next) => {
     const query = { ...(req.query as Record<string, unknown>) };
+    const problems = queryTextProblems(query);
+    if (problems.length > 0) return next(fieldErrors(problems, 'query'));
     if (!validate(query)) return next(validationError(validate.errors, 'query'));
     res.locals.query = query;
     next();
   };
+}
+
+function queryTextProblems(query: Record<string, unknown>): FieldError[] {
+  const problems: FieldError[] = [];
+  for (const [name, value] of Object.entries(query)) {
+    for (const text of Array.isArray(value) ? value : [value]) {
+      const problem = typeof text === 'string' ? textProblem(text, MAX_QUERY_VALUE_LENGTH) : null;
+      if (problem) problems.push({ field: name, message: problem });
+    }
+  }
+  return problems;
 }

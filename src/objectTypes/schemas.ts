@@ -11,8 +11,8 @@ export const registerObjectTypeSchema = {
     typeName: { type: 'string', minLength: 1, maxLength: MAX_TYPE_NAME_LENGTH, pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]*$' },
     displayName: { type: 'string', minLength: 1, maxLength: 255 },
     category: { type: 'string', minLength: 1, maxLength: 100 },
-    // Only its shape here: the service screens and compiles it (objectTypes/schemaScreen.ts).
-    schema: { type: 'object' },
+    // Only its shape and JSON bounds here: the service screens and compiles it (objectTypes/schemaScreen.ts).
+    schema: { type: 'object', freeJson: true },
   },
 };
 

@@ -34,11 +34,13 @@ export const FREE_JSON_LIMITS: JsonLimits = {
 };
 
 /**
- * A whole request body: a free-form value sits a few levels down (`initial_objects.3.data`),
- * and the body parser already caps the size (10 MB).
+ * A whole request body, walked after its schema passed (so its free-form values are already
+ * within FREE_JSON_LIMITS and the rest is as shallow as the schema): this catches text no
+ * database stores in every field, and keeps a safety net on depth. The body parser caps the
+ * size (10 MB).
  */
 export const REQUEST_BODY_LIMITS: JsonLimits = {
-  maxDepth: FREE_JSON_LIMITS.maxDepth + 8,
+  maxDepth: 64,
   maxStringLength: FREE_JSON_LIMITS.maxStringLength,
   maxKeys: FREE_JSON_LIMITS.maxKeys,
   maxArrayItems: FREE_JSON_LIMITS.maxArrayItems,
@@ -66,60 +68,72 @@ export function textProblem(text: string, maxLength: number): string | null {
   return bad[0] === '\u0000' ? 'must not contain NUL characters' : 'is not valid Unicode text (lone UTF-16 surrogate)';
 }
 
+/** A value waiting to be walked; its path is rebuilt from the parent links only when reported. */
 interface Pending {
   value: unknown;
-  path: readonly (string | number)[];
+  parent: Pending | null;
+  key: string | number | null;
   depth: number;
 }
 
 /**
- * The first bound `value` breaks, or null. `root` prefixes reported paths (`data`).
- * Only JSON values are expected (what `JSON.parse` or a Yjs `ContentAny` yields); anything
- * else, such as a function or a typed array, is refused as not JSON.
+ * The first bound `value` breaks, or null. `root` prefixes reported paths (`data`). Depth and
+ * size are reported at the root (the value as a whole is too deep or too big); the other
+ * bounds at the offending member. Only JSON values are expected (what `JSON.parse` or a Yjs
+ * `ContentAny` yields); anything else, such as a typed array, is refused as not JSON.
  */
 export function findJsonViolation(value: unknown, limits: JsonLimits, root: readonly (string | number)[] = []): JsonViolation | null {
-  const stack: Pending[] = [{ value, path: root, depth: 0 }];
+  const stack: Pending[] = [{ value, parent: null, key: null, depth: 0 }];
   let bytes = 0;
-  const at = (path: readonly (string | number)[], message: string): JsonViolation => ({ field: showPath(path), message });
+  const at = (node: Pending | null, message: string): JsonViolation => ({ field: showPath([...root, ...pathOf(node)]), message });
+  const tooBig = () => at(null, `is larger than ${limits.maxBytes} bytes as JSON`);
   while (stack.length > 0) {
-    const { value: current, path, depth } = stack.pop()!;
+    const node = stack.pop()!;
+    const current = node.value;
     if (current === null || typeof current === 'boolean') {
       bytes += 5;
       continue;
     }
     if (typeof current === 'number') {
-      if (!Number.isFinite(current)) return at(path, 'must be a finite number');
+      if (!Number.isFinite(current)) return at(node, 'must be a finite number');
       bytes += 24;
       continue;
     }
     if (typeof current === 'string') {
       const problem = textProblem(current, limits.maxStringLength);
-      if (problem) return at(path, problem);
+      if (problem) return at(node, problem);
       bytes += Buffer.byteLength(current, 'utf8') + 2;
-      if (bytes > limits.maxBytes) return at(root, `is larger than ${limits.maxBytes} bytes as JSON`);
+      if (bytes > limits.maxBytes) return tooBig();
       continue;
     }
-    if (typeof current !== 'object' || current instanceof Uint8Array) return at(path, 'is not a JSON value');
-    if (depth + 1 > limits.maxDepth) return at(path, `nests deeper than ${limits.maxDepth} levels`);
+    if (typeof current !== 'object' || ArrayBuffer.isView(current)) return at(node, 'is not a JSON value');
+    if (node.depth + 1 > limits.maxDepth) return at(null, `nests deeper than ${limits.maxDepth} levels`);
+    const depth = node.depth + 1;
     if (Array.isArray(current)) {
-      if (current.length > limits.maxArrayItems) return at(path, `has more than ${limits.maxArrayItems} items`);
+      if (current.length > limits.maxArrayItems) return at(node, `has more than ${limits.maxArrayItems} items`);
       bytes += 2 + current.length;
-      for (let index = current.length - 1; index >= 0; index -= 1) stack.push({ value: current[index], path: [...path, index], depth: depth + 1 });
+      for (let index = current.length - 1; index >= 0; index -= 1) stack.push({ value: current[index], parent: node, key: index, depth });
       continue;
     }
     const keys = Object.keys(current);
-    if (keys.length > limits.maxKeys) return at(path, `has more than ${limits.maxKeys} keys`);
+    if (keys.length > limits.maxKeys) return at(node, `has more than ${limits.maxKeys} keys`);
     bytes += 2;
     for (let index = keys.length - 1; index >= 0; index -= 1) {
       const key = keys[index]!;
       const keyProblem = textProblem(key, limits.maxStringLength);
-      if (keyProblem) return at(path, `has a key that ${keyProblem}`);
+      if (keyProblem) return at(node, `has a key that ${keyProblem}`);
       bytes += Buffer.byteLength(key, 'utf8') + 3;
-      stack.push({ value: (current as Record<string, unknown>)[key], path: [...path, key], depth: depth + 1 });
+      stack.push({ value: (current as Record<string, unknown>)[key], parent: node, key, depth });
     }
-    if (bytes > limits.maxBytes) return at(root, `is larger than ${limits.maxBytes} bytes as JSON`);
+    if (bytes > limits.maxBytes) return tooBig();
   }
   return null;
+}
+
+function pathOf(node: Pending | null): (string | number)[] {
+  const path: (string | number)[] = [];
+  for (let current = node; current && current.key !== null; current = current.parent) path.push(current.key);
+  return path.reverse();
 }
 
 function showPath(path: readonly (string | number)[]): string {

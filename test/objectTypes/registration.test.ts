@@ -220,7 +220,7 @@ const DANGEROUS: Array<{ what: string; schema: () => unknown; field: string; mes
     what: 'a 2 MB schema',
     schema: () => ({
       type: 'object',
-      properties: Object.fromEntries(Array.from({ length: 2_000 }, (_, i) => [`p${i}`, { type: 'string', maxLength: 5, description: 'x'.repeat(1_000) }])),
+      properties: Object.fromEntries(Array.from({ length: 900 }, (_, i) => [`p${i}`, { type: 'string', maxLength: 5, description: 'x'.repeat(2_300) }])),
     }),
     field: 'schema',
     message: /bytes/,
