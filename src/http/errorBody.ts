@@ -42,8 +42,15 @@ function fromParsers(error: unknown): AppError | null {
     case 'charset.unsupported':
       return errors.badRequest('Unsupported request body encoding');
     default:
-      return null;
+      // A body that does not decompress (`Content-Encoding: gzip`, `deflate` or `br` on a body
+      // that is not) arrives as an exposed 400 without a type.
+      return isExposedBadRequest(error) ? errors.badRequest('The request body could not be decoded') : null;
   }
+}
+
+function isExposedBadRequest(error: unknown): boolean {
+  const candidate = error as { expose?: unknown; status?: unknown } | null;
+  return candidate?.expose === true && candidate.status === 400;
 }
 
 /**

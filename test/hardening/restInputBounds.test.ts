@@ -189,6 +189,13 @@ describe('hostile REST input is refused at the edge and changes nothing', () => 
     });
   });
 
+  describe('bodies that cannot be read answer 400', () => {
+    it.each(['gzip', 'deflate', 'br'])('a plain JSON body sent as Content-Encoding: %s', async (encoding) => {
+      const res = await raw('POST', '/boards', '{"title":"t"}', { 'content-encoding': encoding });
+      expectErrorBody(res, { statusCode: 400, error: 'Bad Request' });
+    });
+  });
+
   describe('malformed paths answer 400 (item 5)', () => {
     it.each(['/api/v1/boards/%ff', '/api/v1/quota/%ff', '/api/v1/boards/%', '/api/v1/boards/%ED%A0%80/frames', '/api/v1/boards/a%00b'])(
       'GET %s',
