@@ -27,6 +27,12 @@ export const CloseEvents = {
   ZoneForbidden: { code: 4403, reason: 'zone-forbidden' },
   /** The server is shutting down; reconnect later. */
   ServiceRestart: { code: 1012, reason: 'service-restart' },
+  /**
+   * An update the server cannot take apart (a value nested too deep to decode, or Yjs types
+   * nested deeper than the document bounds): nothing of it was applied. Sending it again
+   * gets the same answer.
+   */
+  InvalidUpdate: { code: 4400, reason: 'invalid-update' },
   /** The document could not be loaded; nothing was served, reconnect later. */
   Unavailable: { code: 1011, reason: 'document-unavailable' },
 } as const satisfies Record<string, CloseEvent>;

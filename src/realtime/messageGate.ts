@@ -129,11 +129,18 @@ export class MessageGate {
   private releaseUpdates(address: string, held: Held): void {
     if (held.updates.length === 0 || this.tokens < 1) return;
     this.tokens -= 1;
-    const merged = held.updates.length === 1 ? held.updates[0]! : Y.mergeUpdates(held.updates);
-    if (held.updates.length > 1) this.handlers.merged(address, held.updates.length - 1);
+    const updates = held.updates;
     this.heldBytes -= held.updateBytes;
     held.updates = [];
     held.updateBytes = 0;
+    const merged = mergeable(updates);
+    if (!merged) {
+      // One of them cannot be decoded here (a value nested too deep): each goes on alone,
+      // and the write check refuses that one (closing the socket) without losing the others.
+      for (const update of updates) this.handlers.deliver(encodeUpdateFrame(address, update));
+      return;
+    }
+    if (updates.length > 1) this.handlers.merged(address, updates.length - 1);
     this.handlers.deliver(encodeUpdateFrame(address, merged));
   }
 
@@ -172,6 +179,17 @@ export class MessageGate {
 }
 
 /** Content messages count against the rate; the handshake never waits. */
+/** The updates merged into one, or null when merging them overflows the stack. */
+function mergeable(updates: Uint8Array[]): Uint8Array | null {
+  if (updates.length === 1) return updates[0]!;
+  try {
+    return Y.mergeUpdates(updates);
+  } catch (error) {
+    if (error instanceof RangeError) return null;
+    throw error;
+  }
+}
+
 function isRateLimited(type: number, syncStep: number | undefined): boolean {
   if (type === MessageType.Sync) return syncStep === SyncStep.Update;
   return type === MessageType.Awareness || type === MessageType.Stateless;

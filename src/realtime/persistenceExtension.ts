@@ -5,6 +5,7 @@ import { objectsOf } from '../boards/boardObjects.js';
 import type { Logger } from '../logger.js';
 import type { DocumentStore } from '../store/documentStore.js';
 import { isBoardDocument } from './documentContext.js';
+import { DocumentLoader } from './documentLoader.js';
 import type { UpdateJournal } from './updateJournal.js';
 
 /** Transaction meta key: the promise of the state version the transaction's update made once committed. */
@@ -26,7 +27,8 @@ export async function committedVersionOf(transaction: Y.Transaction): Promise<nu
  * - Hocuspocus' debounced `onStoreDocument` (through @hocuspocus/extension-database)
  *   writes a compacted snapshot and drops the log rows it covers.
  * A document that fails to load throws, so Hocuspocus refuses its connections instead of
- * serving (and later storing) an empty document.
+ * serving (and later storing) an empty document; one that holds values beyond the bounds
+ * loads without them (DocumentLoader).
  */
 /** Log rows a live document may gather before it is compacted into a snapshot. */
 const COMPACT_AFTER_UPDATES = 500;
@@ -36,6 +38,7 @@ export class PersistenceExtension implements Extension {
   /** Runs before extensions that read the loaded document. */
   priority = 200;
   private readonly database: Database;
+  private readonly loader: DocumentLoader;
   /** Documents being deleted: nothing more is written for them. */
   private readonly deleting = new Set<string>();
   /** Updates logged per document since its last snapshot. */
@@ -46,15 +49,8 @@ export class PersistenceExtension implements Extension {
     private readonly journal: UpdateJournal,
     private readonly logger: Logger,
   ) {
+    this.loader = new DocumentLoader(store, logger);
     this.database = new Database({
-      fetch: async ({ documentName }) => {
-        // A previous instance of this document may have unloaded with updates still waiting
-        // for their commit; loading before they land would serve (and later store) less.
-        await this.journal.whenDurable(documentName);
-        const { state, lastSeq } = await this.store.load(documentName);
-        this.journal.noteLoaded(documentName, lastSeq);
-        return state;
-      },
       store: async ({ documentName, state }) => {
         if (this.deleting.has(documentName)) return;
         // Read the watermark now: `state` was encoded in this same tick, so it holds every committed row.
@@ -71,7 +67,17 @@ export class PersistenceExtension implements Extension {
     });
   }
 
-  onLoadDocument: Extension['onLoadDocument'] = (payload) => this.database.onLoadDocument(payload);
+  onLoadDocument: Extension['onLoadDocument'] = async ({ document, documentName }) => {
+    // A previous instance of this document may have unloaded with updates still waiting
+    // for their commit; loading before they land would serve (and later store) less.
+    await this.journal.whenDurable(documentName);
+    this.journal.noteLoaded(documentName, await this.loader.loadInto(documentName, document));
+  };
+
+  /** A new document holding the durable state of a document that is not loaded (REST reads). */
+  loadStored(documentName: string): Promise<Y.Doc> {
+    return this.loader.loadFresh(documentName);
+  }
 
   /**
    * Compacts a document that is being left (no connections) or whose log tail has grown

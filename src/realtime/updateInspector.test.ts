@@ -1,6 +1,6 @@
 import * as Y from 'yjs';
 import { describe, expect, it } from 'vitest';
-import { touchedObjects } from './updateInspector.js';
+import { inspectUpdate, touchedObjects } from './updateInspector.js';
 
 /** A server document with objects a and b, and a client replica of it. */
 function setup() {
@@ -60,5 +60,85 @@ describe('touchedObjects', () => {
     const touched = touchedObjects(server, last());
     expect([...touched.keys()].sort()).toEqual(['a', 'b']);
     expect(touched.get('b')!.position).toEqual({ x: 3, y: 3 });
+  });
+});
+
+/** `{a: {a: … 'x'}}`, `depth` objects deep, built without recursion. */
+function deepValue(depth: number): Record<string, unknown> {
+  let value: unknown = 'x';
+  for (let level = 0; level < depth; level += 1) value = { a: value };
+  return value as Record<string, unknown>;
+}
+
+/** Nests `count` Y.Maps under `map[key]`, each under the key `a`, in the current transaction. */
+function nestMaps(map: Y.Map<unknown>, key: string, count: number): void {
+  let parent = map;
+  let name = key;
+  for (let level = 0; level < count; level += 1) {
+    const child = new Y.Map<unknown>();
+    parent.set(name, child);
+    parent = child;
+    name = 'a';
+  }
+}
+
+describe('inspectUpdate', () => {
+  it('finds a value nested beyond the bounds in an object field and names the field', () => {
+    const { server, clientObjects, last } = setup();
+    clientObjects.get('a')!.set('data', deepValue(40));
+    const { touched, outOfBounds, nestsTypesTooDeep } = inspectUpdate(server, last());
+    expect([...touched.keys()]).toEqual(['a']);
+    expect(nestsTypesTooDeep).toBe(false);
+    expect(outOfBounds).toHaveLength(1);
+    expect(outOfBounds[0]).toMatchObject({ objectId: 'a', violation: { field: 'data', message: 'nests deeper than 32 levels' } });
+  });
+
+  it('takes a value nested exactly to the bound', () => {
+    const { server, clientObjects, last } = setup();
+    clientObjects.get('a')!.set('data', deepValue(32));
+    expect(inspectUpdate(server, last()).outOfBounds).toEqual([]);
+  });
+
+  it('finds values beyond the bounds outside the objects map, named by their root', () => {
+    const { server, client, last } = setup();
+    client.transact(() => {
+      client.getMap('meta').set('title', deepValue(40));
+      client.getArray('list').push([{ text: 'x'.repeat(100_001) }]);
+    });
+    const { touched, outOfBounds } = inspectUpdate(server, last());
+    expect(touched.size).toBe(0);
+    expect(outOfBounds.map(({ objectId, violation }) => [objectId, violation.field.split('.').slice(0, 2).join('.')]).sort()).toEqual([
+      [null, 'list.text'],
+      [null, 'meta.title'],
+    ]);
+  });
+
+  it('places the items of a chain of 20,000 nested types without exhausting the stack, and flags the chain', () => {
+    const { server, client, clientObjects, last } = setup();
+    client.transact(() => nestMaps(clientObjects.get('a')!, 'data', 20_000));
+    const { touched, nestsTypesTooDeep } = inspectUpdate(server, last());
+    expect([...touched.keys()]).toEqual(['a']);
+    expect(nestsTypesTooDeep).toBe(true);
+  });
+
+  it('lets types nest 32 levels below an object, not 33', () => {
+    const { server, client, clientObjects, last } = setup();
+    client.transact(() => nestMaps(clientObjects.get('a')!, 'data', 32));
+    expect(inspectUpdate(server, last()).nestsTypesTooDeep).toBe(false);
+    client.transact(() => nestMaps(clientObjects.get('b')!, 'data', 33));
+    expect(inspectUpdate(server, last()).nestsTypesTooDeep).toBe(true);
+  });
+
+  it('throws RangeError for a value too deep for lib0 to decode', () => {
+    const { server, clientObjects, last } = setup();
+    const placeholder = 'placeholder-for-a-deep-value';
+    clientObjects.get('a')!.set('data', placeholder);
+    const update = Buffer.from(last());
+    const marker = Buffer.concat([Buffer.from([119, placeholder.length]), Buffer.from(placeholder)]);
+    const at = update.indexOf(marker);
+    // lib0 writeAny: 118 = an object (then its key count, and each key as a string), 119 = a string.
+    const deep = Buffer.concat([Buffer.alloc(100_000 * 4).fill(Buffer.from([118, 1, 1, 0x61])), Buffer.from([119, 1, 0x78])]);
+    const hostile = Buffer.concat([update.subarray(0, at), deep, update.subarray(at + marker.length)]);
+    expect(() => inspectUpdate(server, new Uint8Array(hostile))).toThrow(RangeError);
   });
 });

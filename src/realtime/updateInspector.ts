@@ -1,5 +1,7 @@
 import * as Y from 'yjs';
 import { OBJECTS_MAP } from '../boards/boardObjects.js';
+import { jsonValuesOf, MAX_TYPE_LEVEL } from '../store/documentBounds.js';
+import { findJsonViolation, FREE_JSON_LIMITS, type JsonViolation } from '../util/jsonBounds.js';
 
 /** A point in board pixels. */
 export interface Point {
@@ -18,22 +20,64 @@ export interface TouchedObject {
   coordinates?: Partial<Point>;
 }
 
-/** Where an item sits: inside which object of the objects map, and under which field. */
-type Location = { objectKey: string; field: string | null } | null;
+/** One item of an update whose content breaks the bounds of free-form JSON values. */
+export interface OutOfBoundsContent {
+  /** The item's first id and length: the structs to delete once it is applied. */
+  id: Y.ID;
+  length: number;
+  /** The object of the objects map it lies in, or null (elsewhere, or not placed yet). */
+  objectId: string | null;
+  violation: JsonViolation;
+}
+
+/** What an update does, found without applying it. */
+export interface UpdateInspection {
+  touched: Map<string, TouchedObject>;
+  /** Values beyond FREE_JSON_LIMITS the update writes. */
+  outOfBounds: OutOfBoundsContent[];
+  /** The update nests Yjs types deeper than MAX_TYPE_LEVEL. */
+  nestsTypesTooDeep: boolean;
+}
 
 /**
- * Lists the board objects a Yjs update touches, without applying it: the update's structs
- * are decoded and each is placed through its parent (or its neighbour, for map entries
- * that replace a value) in the update itself or in the live document's struct store.
- * The cost is proportional to the update (with a logarithmic lookup per struct), never
- * to the size of the document.
+ * Where an item sits: its root type (and the key under it), the object of the objects map
+ * and the object field it lies in, and how many types lie between the root and the item.
+ */
+interface Placement {
+  root: string;
+  rootKey: string | null;
+  object: { key: string; field: string | null } | null;
+  level: number;
+}
+
+/** How an item is placed: directly, through the item owning its parent type, or like its neighbour. */
+type Step = { placement: Placement | null } | { through: Y.Item; owner: boolean };
+
+/**
+ * Lists the board objects a Yjs update touches, without applying it (see inspectUpdate).
+ * Throws RangeError when the update holds a value too deep for lib0 to decode.
  */
 export function touchedObjects(doc: Y.Doc, update: Uint8Array): Map<string, TouchedObject> {
+  return inspectUpdate(doc, update).touched;
+}
+
+/**
+ * Inspects a Yjs update without applying it: the board objects it touches, and the content
+ * it writes beyond the document bounds (store/documentBounds.ts). The update's structs are
+ * decoded and each is placed through its parent (or its neighbour, for map entries that
+ * replace a value) in the update itself or in the live document's struct store, walking
+ * up iteratively so no chain of parents can exhaust the stack. The cost is proportional to
+ * the update (with a logarithmic lookup per struct), never to the size of the document.
+ * Throws RangeError when the update holds a value too deep for lib0 to decode.
+ */
+export function inspectUpdate(doc: Y.Doc, update: Uint8Array): UpdateInspection {
   const objects = doc.getMap(OBJECTS_MAP);
   const { structs, ds } = Y.decodeUpdate(update);
   const inUpdate = indexByClient(structs.filter((struct): struct is Y.Item => struct instanceof Y.Item));
-  const memo = new Map<Y.Item, Location>();
+  const memo = new Map<Y.Item, Placement | null>();
   const touched = new Map<string, TouchedObject>();
+  const outOfBounds: OutOfBoundsContent[] = [];
+  let nestsTypesTooDeep = false;
   const touch = (key: string) => {
     let entry = touched.get(key);
     if (!entry) touched.set(key, (entry = { id: key, deleted: false }));
@@ -42,29 +86,52 @@ export function touchedObjects(doc: Y.Doc, update: Uint8Array): Map<string, Touc
 
   const find = (id: Y.ID | null): Y.Item | null => (id ? (lookup(inUpdate, id) ?? storeItem(doc, id)) : null);
 
-  const locate = (item: Y.Item): Location => {
-    if (memo.has(item)) return memo.get(item)!;
-    memo.set(item, null);
-    const location = locateUncached(item);
-    memo.set(item, location);
-    return location;
-  };
+  const rootPlacement = (root: string, key: string | null): Placement => ({
+    root,
+    rootKey: key,
+    object: root === OBJECTS_MAP ? { key: key ?? '', field: null } : null,
+    level: 0,
+  });
 
-  const locateUncached = (item: Y.Item): Location => {
+  const stepOf = (item: Y.Item): Step => {
     const parent = item.parent as unknown;
     if (parent instanceof Y.AbstractType) {
-      if (parent === objects) return { objectKey: item.parentSub ?? '', field: null };
       const owner = parent._item;
-      return owner ? nested(locate(owner), item.parentSub) : null;
+      if (owner) return { through: owner, owner: true };
+      return { placement: rootPlacement(parent === objects ? OBJECTS_MAP : (Y.findRootTypeKey(parent) ?? ''), item.parentSub) };
     }
-    if (typeof parent === 'string') return parent === OBJECTS_MAP ? { objectKey: item.parentSub ?? '', field: null } : null;
-    if (parent instanceof Y.ID) {
-      const owner = find(parent);
-      return owner ? nested(locate(owner), item.parentSub) : null;
-    }
+    if (typeof parent === 'string') return { placement: rootPlacement(parent, item.parentSub) };
     // No parent written: the item sits where its neighbour sits (same parent, same key).
-    const neighbour = find(item.origin) ?? find(item.rightOrigin);
-    return neighbour ? locate(neighbour) : null;
+    const next = parent instanceof Y.ID ? find(parent) : (find(item.origin) ?? find(item.rightOrigin));
+    return next ? { through: next, owner: parent instanceof Y.ID } : { placement: null };
+  };
+
+  const place = (item: Y.Item): Placement | null => {
+    const path: Array<{ item: Y.Item; owner: boolean }> = [];
+    let current = item;
+    let placement: Placement | null;
+    for (;;) {
+      if (memo.has(current)) {
+        placement = memo.get(current)!;
+        break;
+      }
+      // Marked before it is known: a cycle of references resolves to "nowhere".
+      memo.set(current, null);
+      const step = stepOf(current);
+      if ('placement' in step) {
+        placement = step.placement;
+        memo.set(current, placement);
+        break;
+      }
+      path.push({ item: current, owner: step.owner });
+      current = step.through;
+    }
+    for (let index = path.length - 1; index >= 0; index -= 1) {
+      const { item: below, owner } = path[index]!;
+      if (placement && owner) placement = nestedPlacement(placement, below.parentSub);
+      memo.set(below, placement);
+    }
+    return placement;
   };
 
   /** The map key an item is written under; an update leaves it out when the item has a neighbour. */
@@ -80,10 +147,14 @@ export function touchedObjects(doc: Y.Doc, update: Uint8Array): Map<string, Touc
 
   for (const items of inUpdate.values()) {
     for (const item of items) {
-      const location = locate(item);
+      const placement = place(item);
+      if (placement && item.content instanceof Y.ContentType && placement.level + 1 > MAX_TYPE_LEVEL) nestsTypesTooDeep = true;
+      const violation = violationOf(item.content, placement);
+      if (violation) outOfBounds.push({ id: item.id, length: item.length, objectId: placement?.object?.key ?? null, violation });
+      const location = placement?.object;
       if (!location) continue;
-      const entry = touch(location.objectKey);
-      if (!(item.content instanceof Y.ContentAny)) continue;
+      const entry = touch(location.key);
+      if (!(item.content instanceof Y.ContentAny) || violation) continue;
       const value = item.content.getContent()[0] as unknown;
       if (location.field === null) {
         // An object written as a plain JSON value (readObjects reads it like a Y.Map).
@@ -110,24 +181,38 @@ export function touchedObjects(doc: Y.Doc, update: Uint8Array): Map<string, Touc
         const struct = structsOfClient[index]!;
         if (struct.id.clock >= end) break;
         if (!(struct instanceof Y.Item) || struct.deleted) continue;
-        const location = locate(struct);
+        const location = place(struct)?.object;
         if (!location) continue;
-        const entry = touch(location.objectKey);
-        if (location.field === null && struct.parent === objects && objects._map.get(location.objectKey) === struct) entry.deleted = true;
+        const entry = touch(location.key);
+        if (location.field === null && struct.parent === objects && objects._map.get(location.key) === struct) entry.deleted = true;
       }
     }
   });
-  return touched;
+  return { touched, outOfBounds, nestsTypesTooDeep };
+}
+
+/** The first bound a struct's values break, with the path from its object (or root) named. */
+function violationOf(content: Y.Item['content'], placement: Placement | null): JsonViolation | null {
+  const values = jsonValuesOf(content);
+  if (!values) return null;
+  const root = placement?.object
+    ? (placement.object.field === null ? [] : [placement.object.field])
+    : [placement?.root ?? '(document)', ...(placement?.rootKey !== null && placement?.rootKey !== undefined ? [placement.rootKey] : [])];
+  for (const value of values) {
+    const violation = findJsonViolation(value, FREE_JSON_LIMITS, root);
+    if (violation) return violation;
+  }
+  return null;
+}
+
+function nestedPlacement(owner: Placement, key: string | null): Placement {
+  const object = owner.object && { key: owner.object.key, field: owner.object.field ?? key };
+  return { root: owner.root, rootKey: owner.rootKey, object, level: owner.level + 1 };
 }
 
 function isPoint(value: unknown): value is Point {
   const point = value as Partial<Point> | null | undefined;
   return typeof point === 'object' && point !== null && Number.isFinite(point.x) && Number.isFinite(point.y);
-}
-
-function nested(owner: Location, key: string | null): Location {
-  if (!owner) return null;
-  return { objectKey: owner.objectKey, field: owner.field ?? key };
 }
 
 function indexByClient(items: Y.Item[]): Map<number, Y.Item[]> {

@@ -5,9 +5,12 @@ import type { FieldError } from '../errors.js';
 import { frameIdOfDocument } from '../frames/frame.js';
 import type { FrameDirectory } from '../frames/frameDirectory.js';
 import { isForbiddenWrite, type WriteTarget } from '../frames/writeRules.js';
+import { MAX_TYPE_LEVEL, nestsDeeperThan } from '../store/documentBounds.js';
+import { FREE_JSON_LIMITS } from '../util/jsonBounds.js';
+import { CloseEvents } from './closeEvents.js';
 import { boardIdOfDocument } from './documentContext.js';
 import type { SocketContext } from './socketContext.js';
-import { touchedObjects, type Point, type TouchedObject } from './updateInspector.js';
+import { inspectUpdate, type OutOfBoundsContent, type Point, type UpdateInspection } from './updateInspector.js';
 import { viewerOf } from './viewer.js';
 
 /** y-protocols sync step 1 carries a state vector, not changes. */
@@ -28,13 +31,15 @@ export interface SocketObjectRules {
 
 /**
  * Checks every change a socket sends before anyone else sees it. A change to an object the
- * sender may not touch (see frames/writeRules.ts; guests only), or that leaves an object
- * breaking the object rules (custom object types; every writer, hosts included), is applied
- * and undone in one transaction: the refused content is garbage-collected before the
- * transaction's update is encoded, so other clients and the store receive only tombstones
- * and the restored values, and the sender receives the undo and converges back. The check
- * costs time in proportion to the update and the objects it touches (touchedObjects), never
- * to the document.
+ * sender may not touch (see frames/writeRules.ts), a value beyond the bounds of free-form
+ * JSON (util/jsonBounds.ts; every writer), or a change that leaves an object breaking the
+ * object rules (custom object types; every writer, hosts included) is applied and undone in
+ * one transaction: the refused content is garbage-collected before the transaction's update
+ * is encoded, so other clients and the store receive only tombstones and the restored
+ * values, and the sender receives the undo and converges back. An update that cannot even
+ * be taken apart safely (too deep to decode, or types nested too deep to undo) is not
+ * applied at all, and the socket is closed. The check costs time in proportion to the update
+ * and the objects it touches (inspectUpdate), never to the document.
  */
 export class WriteCheckExtension implements Extension {
   extensionName = 'write-check';
@@ -46,20 +51,23 @@ export class WriteCheckExtension implements Extension {
 
   async beforeSync({ connection, document, documentName, type, payload }: beforeSyncPayload): Promise<void> {
     if (type === SYNC_STEP_1 || connection.readOnly) return;
-    const touched = touchedObjects(document, payload);
-    if (touched.size === 0 && !document.store.pendingStructs && !document.store.pendingDs) return;
     const context = connection.context as SocketContext;
+    const inspection = inspectOrRefuse(document, payload, context);
+    const { touched, outOfBounds } = inspection;
+    if (touched.size === 0 && outOfBounds.length === 0 && !document.store.pendingStructs && !document.store.pendingDs) return;
     const viewer = viewerOf(context);
-    const target = viewer && viewer.role !== 'host' ? await this.targetOf(documentName) : null;
+    // Hosts too: writeRules decides who may write where (the zone areas of the board document).
+    const target = viewer ? await this.targetOf(documentName) : null;
     const { pendingStructs, pendingDs } = document.store;
     const updates = [payload, ...(pendingStructs ? [pendingStructs.update] : []), ...(pendingDs ? [pendingDs] : [])];
     const check = await this.objectRules.checkerFor(context.organizationId ?? context.grant?.board.organizationId ?? '', updates);
     // Nothing is awaited from here on: the objects read below are the ones the update applies to.
-    addWaitingStructs(document, touched);
-    if (touched.size === 0) return;
+    addWaitingStructs(document, inspection, context);
+    if (touched.size === 0 && outOfBounds.length === 0) return;
     const objects = objectsOf(document);
     const previous = new Map<string, BoardObject | null>();
     const forbidden = new Set<string>();
+    const withRefusedValues = new Set(outOfBounds.flatMap(({ objectId }) => (objectId === null ? [] : [objectId])));
     for (const change of touched.values()) {
       const current = objects.has(change.id) ? readObject(change.id, objects.get(change.id)) : null;
       previous.set(change.id, current);
@@ -67,23 +75,26 @@ export class WriteCheckExtension implements Extension {
       const after = change.deleted ? null : (change.position ?? withCoordinates(before, change.coordinates));
       if (viewer && target && isForbiddenWrite(viewer, target, { before, after })) forbidden.add(change.id);
     }
-    if (forbidden.size === 0 && !check) return;
+    if (forbidden.size === 0 && outOfBounds.length === 0 && !check) return;
     const invalid = new Map<string, FieldError[]>();
     document.transact((transaction) => {
       Y.applyUpdate(document, payload);
       for (const id of touched.keys()) {
-        if (!check || forbidden.has(id) || !objects.has(id)) continue;
+        if (!check || forbidden.has(id) || withRefusedValues.has(id) || !objects.has(id)) continue;
         const problems = problemsOf(check, objects.get(id));
         if (problems.length > 0) invalid.set(id, problems);
       }
-      if (forbidden.size === 0 && invalid.size === 0) return;
+      if (forbidden.size === 0 && invalid.size === 0 && outOfBounds.length === 0) return;
       // Applying a remote update marks the transaction remote; the undo below is the server's
       // own change, and left remote Yjs would take it for a client-id clash and re-key the document.
       transaction.local = true;
-      for (const id of [...forbidden, ...invalid.keys()]) restore(objects, id, previous.get(id) ?? null);
+      for (const id of new Set([...forbidden, ...invalid.keys(), ...withRefusedValues])) restore(objects, id, previous.get(id) ?? null);
+      // Whatever restoring left in place (content outside the objects map) goes too.
+      deleteApplied(document, transaction, outOfBounds);
     }, { source: 'connection', connection });
     if (forbidden.size > 0) connection.sendStateless(JSON.stringify({ type: 'write-rejected', object_ids: [...forbidden], reason: 'zone-permissions' }));
     if (invalid.size > 0) connection.sendStateless(JSON.stringify(invalidObjectsMessage(invalid)));
+    if (outOfBounds.length > 0) connection.sendStateless(JSON.stringify(invalidValuesMessage(outOfBounds)));
   }
 
   private async targetOf(documentName: string): Promise<WriteTarget | null> {
@@ -96,14 +107,51 @@ export class WriteCheckExtension implements Extension {
 }
 
 /**
- * Structs of earlier updates that still wait in the store for what they depend on are
- * integrated by the update that brings it: the objects they touch are checked with that one.
+ * An update's inspection, or the socket closed and the update refused whole, before any of
+ * it is applied: an update holding a value too deep for lib0 to decode (RangeError), or
+ * nesting Yjs types deeper than the bounds (undoing those would recurse as deep).
  */
-function addWaitingStructs(document: Y.Doc, touched: Map<string, TouchedObject>): void {
+function inspectOrRefuse(document: Y.Doc, update: Uint8Array, context: SocketContext): UpdateInspection {
+  let inspection: UpdateInspection;
+  try {
+    inspection = inspectUpdate(document, update);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    return refuseUpdate(context);
+  }
+  return inspection.nestsTypesTooDeep ? refuseUpdate(context) : inspection;
+}
+
+function refuseUpdate(context: SocketContext): never {
+  context.closeSocket(CloseEvents.InvalidUpdate);
+  // Hocuspocus drops a message whose beforeSync throws, and closes the connection with the code thrown.
+  throw { ...CloseEvents.InvalidUpdate };
+}
+
+/**
+ * Structs of earlier updates that still wait in the store for what they depend on are
+ * integrated by the update that brings it: what they touch and hold is checked with that one.
+ */
+function addWaitingStructs(document: Y.Doc, inspection: UpdateInspection, context: SocketContext): void {
   for (const waiting of [document.store.pendingStructs?.update, document.store.pendingDs]) {
     if (!waiting) continue;
     // Yjs keeps them in the v2 update encoding.
-    for (const [id, change] of touchedObjects(document, Y.convertUpdateFormatV2ToV1(waiting))) if (!touched.has(id)) touched.set(id, change);
+    const found = inspectOrRefuse(document, Y.convertUpdateFormatV2ToV1(waiting), context);
+    for (const [id, change] of found.touched) if (!inspection.touched.has(id)) inspection.touched.set(id, change);
+    inspection.outOfBounds.push(...found.outOfBounds);
+  }
+}
+
+/** Deletes the structs of refused content that the update integrated (content still waiting is checked when it lands). */
+function deleteApplied(document: Y.Doc, transaction: Y.Transaction, refused: OutOfBoundsContent[]): void {
+  for (const { id, length } of refused) {
+    const structs = document.store.clients.get(id.client);
+    if (!structs || id.clock >= Y.getState(document.store, id.client)) continue;
+    for (let index = Y.findIndexSS(structs, id.clock); index < structs.length; index += 1) {
+      const struct = structs[index]!;
+      if (struct.id.clock >= id.clock + length) break;
+      if (struct instanceof Y.Item && !struct.deleted) struct.delete(transaction);
+    }
   }
 }
 
@@ -119,6 +167,12 @@ function problemsOf(check: (object: unknown) => FieldError[], object: unknown): 
 function invalidObjectsMessage(invalid: Map<string, FieldError[]>) {
   const details = [...invalid].flatMap(([objectId, problems]) => problems.map((problem) => ({ object_id: objectId, ...problem })));
   return { type: 'write-rejected', object_ids: [...invalid.keys()], reason: 'invalid-object', details: details.slice(0, MAX_REJECTION_DETAILS) };
+}
+
+function invalidValuesMessage(refused: OutOfBoundsContent[]) {
+  const objectIds = [...new Set(refused.flatMap(({ objectId }) => (objectId === null ? [] : [objectId])))];
+  const details = refused.map(({ objectId, violation }) => ({ ...(objectId === null ? {} : { object_id: objectId }), ...violation }));
+  return { type: 'write-rejected', object_ids: objectIds, reason: 'invalid-value', details: details.slice(0, MAX_REJECTION_DETAILS) };
 }
 
 /** A position with the coordinates an update wrote into its nested position map, if any. */
@@ -140,6 +194,15 @@ function restore(objects: Y.Map<unknown>, id: string, previous: BoardObject | nu
   const fields = previous as unknown as Record<string, unknown>;
   for (const key of [...current.keys()]) if (!(key in fields)) current.delete(key);
   for (const [key, value] of Object.entries(fields)) {
-    if (value !== undefined && JSON.stringify(current.get(key)) !== JSON.stringify(value)) current.set(key, value);
+    if (value !== undefined && !isSameValue(current.get(key), value)) current.set(key, value);
   }
+}
+
+/**
+ * Whether a field still holds its previous value. A refused value may be nested thousands
+ * of levels deep: it is measured iteratively and never handed to JSON.stringify.
+ */
+function isSameValue(current: unknown, previous: unknown): boolean {
+  const plain = current instanceof Y.AbstractType ? current.toJSON() : current;
+  return !nestsDeeperThan(plain, MAX_TYPE_LEVEL + FREE_JSON_LIMITS.maxDepth) && JSON.stringify(plain) === JSON.stringify(previous);
 }

@@ -25,6 +25,13 @@ export class DocumentStore {
 
   /** The merged state of a document (snapshot plus log tail), or null if it has none. */
   async load(name: string): Promise<{ state: Uint8Array | null; lastSeq: number }> {
+    const { parts, lastSeq } = await this.loadParts(name);
+    if (parts.length === 0) return { state: null, lastSeq };
+    return { state: parts.length === 1 ? parts[0]! : Y.mergeUpdates(parts), lastSeq };
+  }
+
+  /** The stored parts of a document, unmerged: its snapshot (if any), then its log tail. */
+  async loadParts(name: string): Promise<{ parts: Uint8Array[]; lastSeq: number }> {
     const { prisma } = this.database;
     const [snapshot, tail] = await Promise.all([
       prisma.documentSnapshot.findUnique({ where: { name } }),
@@ -34,9 +41,7 @@ export class DocumentStore {
       ...(snapshot ? [new Uint8Array(snapshot.state)] : []),
       ...tail.map((row) => new Uint8Array(row.update)),
     ];
-    const lastSeq = Math.max(snapshot?.uptoSeq ?? 0, tail.at(-1)?.seq ?? 0);
-    if (parts.length === 0) return { state: null, lastSeq };
-    return { state: parts.length === 1 ? parts[0]! : Y.mergeUpdates(parts), lastSeq };
+    return { parts, lastSeq: Math.max(snapshot?.uptoSeq ?? 0, tail.at(-1)?.seq ?? 0) };
   }
 
   /** Appends the updates of several documents in one transaction (a group commit). */
@@ -55,6 +60,31 @@ export class DocumentStore {
       }),
       this.database.prisma.documentUpdate.deleteMany({ where: { name, seq: { lte: uptoSeq } } }),
     ]);
+  }
+
+  /**
+   * Stores a repaired state covering every log row up to `uptoSeq`, unless a snapshot reaching
+   * further was stored meanwhile (by the live document, which holds those rows and was
+   * repaired when it loaded): that one must not be replaced by an older state. Returns
+   * whether the repaired state was stored.
+   */
+  async saveRepairedSnapshot(name: string, state: Uint8Array, uptoSeq: number): Promise<boolean> {
+    const fields = { state: Buffer.from(state), uptoSeq, updatedAt: new Date() };
+    try {
+      return await this.database.prisma.$transaction(async (tx) => {
+        const replaced = await tx.documentSnapshot.updateMany({ where: { name, uptoSeq: { lte: uptoSeq } }, data: fields });
+        if (replaced.count === 0) {
+          if (await tx.documentSnapshot.findUnique({ where: { name }, select: { name: true } })) return false;
+          await tx.documentSnapshot.create({ data: { name, ...fields } });
+        }
+        await tx.documentUpdate.deleteMany({ where: { name, seq: { lte: uptoSeq } } });
+        return true;
+      });
+    } catch (error) {
+      // Another repair of the same document created the snapshot first: it stored the same state.
+      if ((error as { code?: string }).code === 'P2002') return false;
+      throw error;
+    }
   }
 
   /** Deletes a board's document and every zone document under it. */
