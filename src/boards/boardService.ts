@@ -1,10 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
-import { errors } from '../errors.js';
+import { errors, type FieldError } from '../errors.js';
 import type { EventBus } from '../events/bus.js';
 import type { Logger } from '../logger.js';
 import type { FrameDirectory } from '../frames/frameDirectory.js';
-import { isForbiddenWrite } from '../frames/writeRules.js';
+import { zoneDocumentName } from '../frames/frame.js';
+import { placementOf } from '../frames/writeRules.js';
 import type { BoardDocuments } from '../realtime/boardDocuments.js';
 import type { Db } from '../store/database.js';
 import type { AccessTokens } from './accessTokens.js';
@@ -12,7 +13,7 @@ import { requireHost, type Caller } from './caller.js';
 import { boardFromRow, configWithDefaults, DEFAULT_EXPIRES_IN_HOURS, type Board } from './board.js';
 import { putObjects, type BoardObject } from './boardObjects.js';
 import type { AccessLinks } from './presenter.js';
-import type { BoardStatus, CreateBoardInput, ObjectInput, UpdateBoardInput } from './schemas.js';
+import type { BoardConfigInput, BoardStatus, CreateBoardInput, ObjectInput, UpdateBoardInput } from './schemas.js';
 
 const HOUR_MS = 3_600_000;
 /** Most boards one expiry sweep handles; the next sweep takes the rest. */
@@ -27,7 +28,7 @@ export interface BoardServiceDependencies {
   tokens: AccessTokens;
   /** Base of access links (`APP_URL`). */
   appUrl: string;
-  /** The zones whose areas guests may not write into. */
+  /** The zones whose content lives in their own documents. */
   frames: FrameDirectory;
   /** Signing secrets and URL rules of boards' own `webhook_url`. */
   webhooks: BoardWebhookKeys;
@@ -125,6 +126,7 @@ export class BoardService {
   async update(caller: Caller, id: string, input: UpdateBoardInput): Promise<Board> {
     const board = await this.get(caller, id);
     requireHost(caller, 'change the board');
+    this.checkOutboundUrls(input);
     const now = this.deps.clock.now();
     const issued = input.webhook_url ? this.webhookSecretFor(input.webhook_url, board) : null;
     const row = await this.deps.db.board.update({
@@ -210,17 +212,19 @@ export class BoardService {
     return { board: boardFromRow(await this.deps.db.board.findUniqueOrThrow({ where: { id: board.id } })), at };
   }
 
-  /** Adds one object through the live document; resolves once it is durable. */
-  async addObject(caller: Caller, id: string, input: ObjectInput): Promise<BoardObject> {
+  /**
+   * Adds one object through the live document it belongs in (a zone's, when its position lies
+   * in one: frames/writeRules.ts), and resolves once it is durable; the answer carries `zone_id` then.
+   */
+  async addObject(caller: Caller, id: string, input: ObjectInput): Promise<BoardObject & { zone_id?: string }> {
     const board = await this.get(caller, id);
-    const target = { kind: 'board', zones: await this.deps.frames.cachedFramesOfBoard(board.id) } as const;
-    if (isForbiddenWrite(caller, target, { before: null, after: input.position })) {
-      throw errors.forbidden("The position lies in a zone; its content belongs to the zone's document");
-    }
+    const target = placementOf(caller, input.position, await this.deps.frames.cachedFramesOfBoard(board.id));
+    if (!target) throw errors.forbidden('The position lies in a zone this caller may not write');
     await this.deps.objectRules.validateObjects(board.organizationId, [input]);
     const object = newObject(input, this.deps.clock.now(), caller.userId);
-    await this.deps.documents.write(board.id, documentContext(board, caller.userId), (doc) => putObjects(doc, [object]));
-    return object;
+    const document = target.kind === 'zone' ? zoneDocumentName(board.id, target.frame.id) : board.id;
+    await this.deps.documents.write(document, documentContext(board, caller.userId), (doc) => putObjects(doc, [object]));
+    return target.kind === 'zone' ? { ...object, zone_id: target.frame.id } : object;
   }
 
   /**
@@ -263,6 +267,7 @@ export class BoardService {
     const tutorial = { is_sandbox, mock_external_data, data_provider };
     const hasTutorial = Object.values(tutorial).some((value) => value !== undefined);
     const tokenNonce = randomBytes(16).toString('base64url');
+    this.checkOutboundUrls(input);
     const issued = input.webhook_url ? this.webhookSecretFor(input.webhook_url, null) : null;
     const data = {
       id,
@@ -306,6 +311,24 @@ export class BoardService {
   }
 
   /**
+   * Refuses (400) a data provider or component URL that breaks the rules of webhook targets
+   * (production: https, public hosts only); the server or a browser would fetch them.
+   */
+  private checkOutboundUrls(input: { config?: BoardConfigInput; data_provider?: Record<string, unknown> }): void {
+    const urlProblem = (url: string) => this.deps.webhooks.urlProblem(url);
+    const problems: FieldError[] = [];
+    const providerUrl = input.data_provider?.webhook_url;
+    const providerProblem = typeof providerUrl === 'string' ? providerUrlProblem(providerUrl, urlProblem) : null;
+    if (providerProblem) problems.push({ field: 'data_provider.webhook_url', message: providerProblem });
+    for (const [index, component] of (input.config?.components ?? []).entries()) {
+      const target = component.url === undefined ? null : httpTargetOf(component.url);
+      const problem = target === null ? null : urlProblem(target);
+      if (problem) problems.push({ field: `config.components.${index}.url`, message: problem });
+    }
+    if (problems.length > 0) throw errors.badRequest(problems.map(({ field, message }) => `${field} ${message}`), problems);
+  }
+
+  /**
    * Checks a board's webhook URL and gives the board a signing secret if it has none
    * (its deliveries are signed like a subscription's; the secret is shown once).
    */
@@ -328,6 +351,36 @@ function newObject(input: ObjectInput, now: Date, createdBy: string | null = nul
     created_at: now.toISOString(),
     created_by: createdBy,
   };
+}
+
+/**
+ * Why a data provider URL may not be used, checked with its `:param` placeholders filled by a
+ * harmless value. Placeholders may fill the path and query, never the host: one written in the
+ * host leaves the URL unparsable, or makes its host change with the value.
+ */
+function providerUrlProblem(url: string, urlProblem: (url: string) => string | null): string | null {
+  const authority = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(url)?.[0] ?? '';
+  const filled = (value: string) => authority + url.slice(authority.length).replace(/:[A-Za-z_][A-Za-z0-9_]*/g, value);
+  const problem = urlProblem(filled('param'));
+  if (problem) return problem;
+  return new URL(filled('param')).host === new URL(filled('other')).host ? null : 'must not have a :param placeholder in its host';
+}
+
+/**
+ * The http(s) URL a component URL makes a browser fetch from a host of its own choosing, or
+ * null for a relative path or a name of another scheme (`component://…`), resolved against
+ * the service's own component origin later.
+ */
+function httpTargetOf(url: string): string | null {
+  const base = new URL('https://components.invalid/');
+  let resolved: URL;
+  try {
+    resolved = new URL(url, base);
+  } catch {
+    return null;
+  }
+  const http = resolved.protocol === 'https:' || resolved.protocol === 'http:';
+  return http && resolved.host !== base.host ? resolved.href : null;
 }
 
 function documentContext(board: Board, userId: string | null = null) {

@@ -40,7 +40,12 @@ export interface BoardExpiredPayload extends BoardSummary {
   expired_at: string;
 }
 
-export interface ObjectCreatedPayload extends BoardScoped {
+/** Object events of a zone's document carry the zone (frame) id. */
+interface ObjectScoped extends BoardScoped {
+  zone_id?: string;
+}
+
+export interface ObjectCreatedPayload extends ObjectScoped {
   object_id: string;
   object_type: string;
   object_data: Record<string, unknown>;
@@ -84,7 +89,7 @@ export interface ParticipantLeftPayload extends BoardScoped {
   left_at: string;
 }
 
-export interface ObjectUpdatedPayload extends BoardScoped {
+export interface ObjectUpdatedPayload extends ObjectScoped {
   object_id: string;
   object_type: string;
   changes: { before: Record<string, unknown>; after: Record<string, unknown> };
@@ -92,7 +97,7 @@ export interface ObjectUpdatedPayload extends BoardScoped {
   updated_by: string | null;
 }
 
-export interface ObjectDeletedPayload extends BoardScoped {
+export interface ObjectDeletedPayload extends ObjectScoped {
   object_id: string;
   object_type: string;
   object_data: Record<string, unknown>;

@@ -1,5 +1,5 @@
 import type { Frame } from './frame.js';
-import { contains, isActiveZone, isZone, type Viewer } from './zonePermissions.js';
+import { contains, isActiveZone, isZone, zoneAccess, type Viewer } from './zonePermissions.js';
 
 /** A point in board pixels. */
 export interface Point {
@@ -17,21 +17,55 @@ export interface ObjectWrite {
 export type WriteTarget = { kind: 'board'; zones: Frame[] } | { kind: 'zone'; frame: Frame };
 
 /**
+ * The active zone whose area holds `point`, or null: the one rule of where content lives
+ * (DESIGN.md: content inside a zone's bounds lives in the zone's document, whoever writes it).
+ * Zones never overlap, but two may share an edge: the older one takes the edge.
+ */
+export function zoneAt(point: Point, frames: readonly Frame[]): Frame | null {
+  let zone: Frame | null = null;
+  for (const frame of frames) {
+    if (!isActiveZone(frame) || !contains(frame.bounds, point)) continue;
+    if (!zone || olderFirst(frame, zone) < 0) zone = frame;
+  }
+  return zone;
+}
+
+function olderFirst(a: Frame, b: Frame): number {
+  return a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id);
+}
+
+/** The document content at `point` belongs in: its zone's, if it lies in one, else the board's. */
+function documentAt(point: Point, frames: Frame[]): WriteTarget {
+  const zone = zoneAt(point, frames);
+  return zone ? { kind: 'zone', frame: zone } : { kind: 'board', zones: frames };
+}
+
+/**
+ * Where a new object placed at `point` by `viewer` goes (REST and agents), or null when the
+ * viewer may not write there: a zone's document takes it from whoever may write the zone.
+ */
+export function placementOf(viewer: Viewer, point: Point, frames: Frame[]): WriteTarget | null {
+  const target = documentAt(point, frames);
+  if (target.kind === 'zone' && zoneAccess(target.frame, viewer) !== 'write') return null;
+  return isForbiddenWrite(viewer, target, { before: null, after: point }) ? null : target;
+}
+
+/**
  * Edit rights on board objects (SPEC "Zone permissions"), the same for REST and sockets.
- * Only the host writes anything anywhere. In the board document, the area of every active
- * zone is reserved: its content lives in the zone's own document, so nobody else may put,
- * move, change or remove an object there. In a zone document the owner works only inside
- * the zone's bounds; an unassigned frame's document is everyone's.
+ * In the board document, the area of every active zone holds no content: it lives in the
+ * zone's own document. Nobody puts an object there nor changes one lying there (hosts
+ * included); a guest may not even remove or move out what an earlier version left there,
+ * the host may. In a zone document the host writes anywhere, the owner only inside the
+ * zone's bounds; an unassigned frame's document is everyone's.
  */
 export function isForbiddenWrite(viewer: Viewer, target: WriteTarget, write: ObjectWrite): boolean {
-  if (viewer.role === 'host') return false;
+  const host = viewer.role === 'host';
   switch (target.kind) {
     case 'board': {
-      const zones = target.zones.filter(isActiveZone);
-      const inZone = (point: Point | null) => point !== null && zones.some((zone) => contains(zone.bounds, point));
-      return inZone(write.before) || inZone(write.after);
+      const inZone = (point: Point | null) => point !== null && target.zones.some((zone) => isActiveZone(zone) && contains(zone.bounds, point));
+      return inZone(write.after) || (!host && inZone(write.before));
     }
     case 'zone':
-      return isZone(target.frame) && write.after !== null && !contains(target.frame.bounds, write.after);
+      return !host && isZone(target.frame) && write.after !== null && !contains(target.frame.bounds, write.after);
   }
 }

@@ -3,7 +3,8 @@ import type * as Y from 'yjs';
 import { objectsOf, readObject, readObjects, type BoardObject } from '../boards/boardObjects.js';
 import type { EventBus } from '../events/bus.js';
 import type { Logger } from '../logger.js';
-import { contextOfOrigin, isBoardDocument } from './documentContext.js';
+import { frameIdOfDocument } from '../frames/frame.js';
+import { boardIdOfDocument, contextOfOrigin } from './documentContext.js';
 import { committedVersionOf } from './persistenceExtension.js';
 
 /** One object's change within one transaction. */
@@ -13,10 +14,12 @@ type ObjectChange =
   | { kind: 'deleted'; before: BoardObject };
 
 /**
- * Raises `object.created`, `object.updated` and `object.deleted` from the board document
- * itself, once per changed object per transaction, whether the change came over REST or a
- * socket, attributed to whoever made it. Events are published only after the change is
- * durable: no event for an edit that could still be lost.
+ * Raises `object.created`, `object.updated` and `object.deleted` from the board's documents
+ * themselves (its own and its zones', the latter with `zone_id`), once per changed object per
+ * transaction, whether the change came over REST or a socket, attributed to whoever made it.
+ * Events are published only after the change is durable: no event for an edit that could
+ * still be lost. Content the server relocates (into a zone's document when a zone comes to
+ * cover it) was neither created nor deleted, and raises nothing.
  */
 export class ObjectEventsExtension implements Extension {
   extensionName = 'object-events';
@@ -29,7 +32,6 @@ export class ObjectEventsExtension implements Extension {
   ) {}
 
   async afterLoadDocument({ document, documentName }: afterLoadDocumentPayload): Promise<void> {
-    if (!isBoardDocument(documentName)) return;
     // The last known state of every object: a deleted Y.Map no longer holds its fields,
     // and `changes.before` needs the whole previous object.
     const known = new Map(readObjects(document).map((object) => [object.id, object]));
@@ -45,9 +47,10 @@ export class ObjectEventsExtension implements Extension {
   }
 
   private publish(documentName: string, changes: ObjectChange[], transaction: Y.Transaction): void {
-    const { organizationId, userId = null } = contextOfOrigin(transaction.origin);
-    if (!organizationId) return;
-    const scope = { board_id: documentName, organization_id: organizationId };
+    const { organizationId, userId = null, relocation } = contextOfOrigin(transaction.origin);
+    if (!organizationId || relocation) return;
+    const zoneId = frameIdOfDocument(documentName);
+    const scope = { board_id: boardIdOfDocument(documentName), organization_id: organizationId, ...(zoneId ? { zone_id: zoneId } : {}) };
     // The update reaches the journal right after observers run, in the same transaction
     // cleanup; chaining on a promise reads its commit only after that. The version is the one
     // this transaction's update made, not whatever was committed by the time it is read.
@@ -65,7 +68,7 @@ export class ObjectEventsExtension implements Extension {
     });
   }
 
-  private async publishChange(scope: { board_id: string; organization_id: string }, change: ObjectChange, version: number, userId: string | null) {
+  private async publishChange(scope: { board_id: string; organization_id: string; zone_id?: string }, change: ObjectChange, version: number, userId: string | null) {
     switch (change.kind) {
       case 'created':
         return this.bus.publish('object.created', {

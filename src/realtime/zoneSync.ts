@@ -1,11 +1,14 @@
+import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import type { Connection, Hocuspocus } from '@hocuspocus/server';
 import * as Y from 'yjs';
 import type { Board } from '../boards/board.js';
-import { objectsOf, readObject } from '../boards/boardObjects.js';
-import { presentFrame, zoneDocumentName, type Frame } from '../frames/frame.js';
+import { objectsOf, putObjects, readObject, type BoardObject } from '../boards/boardObjects.js';
+import { presentFrame, zoneDocumentName, type Bounds, type Frame } from '../frames/frame.js';
 import type { FrameDirectory } from '../frames/frameDirectory.js';
 import type { FrameChangeListener } from '../frames/frameService.js';
-import { contains, isZone, zoneAccess } from '../frames/zonePermissions.js';
+import { zoneAt } from '../frames/writeRules.js';
+import { contains, isActiveZone, isZone, zoneAccess } from '../frames/zonePermissions.js';
 import type { BoardDocuments } from './boardDocuments.js';
 import { CloseEvents } from './closeEvents.js';
 import type { ServerMessage } from './messages.js';
@@ -16,8 +19,8 @@ import { viewerOf } from './viewer.js';
 /**
  * Applies a frame change to the live side at once: tells each socket what it may see
  * (`frame:*`), re-decides every open connection to the zone's document (closed when the
- * right is gone, read-only or writable as the rules now say), and moves a zone's objects
- * with it when the host moves the zone.
+ * right is gone, read-only or writable as the rules now say), and keeps the zone's content
+ * in the zone's document (gatherContent).
  */
 export class ZoneSync implements FrameChangeListener {
   constructor(
@@ -31,7 +34,7 @@ export class ZoneSync implements FrameChangeListener {
     this.frames.invalidate(board.id);
     this.announce(board.id, before, after);
     this.reauthorize(board.id, after);
-    if (before && isZone(before)) await this.carryObjects(board, before, after);
+    await this.gatherContent(board, before, after);
   }
 
   private announce(boardId: string, before: Frame | null, after: Frame): void {
@@ -66,25 +69,95 @@ export class ZoneSync implements FrameChangeListener {
     }
   }
 
-  /** Moves the objects of a zone the host moved, in one transaction per document. */
-  private async carryObjects(board: Board, before: Frame, after: Frame): Promise<void> {
-    const dx = after.bounds.x - before.bounds.x;
-    const dy = after.bounds.y - before.bounds.y;
-    if (dx === 0 && dy === 0) return;
-    const context = { boardId: board.id, organizationId: board.organizationId, userId: null };
-    const shift = (inside: (position: { x: number; y: number }) => boolean) => (doc: Y.Doc) => {
-      const objects = objectsOf(doc);
-      objects.forEach((value, id) => {
-        const object = readObject(id, value);
-        if (!object?.position || !inside(object.position)) return;
-        const position = { x: object.position.x + dx, y: object.position.y + dy };
-        // Objects written as plain JSON values (readObjects reads both shapes) are replaced whole.
-        if (value instanceof Y.Map) value.set('position', position);
-        else objects.set(id, { ...(value as object), position });
-      });
-    };
-    await this.documents.write(zoneDocumentName(board.id, after.id), context, shift(() => true));
-    await this.documents.write(board.id, context, shift((position) => contains(before.bounds, position)));
+  /**
+   * Keeps a zone's content in the zone's document as the zone changes. A moved zone takes
+   * its objects along. Board-document objects that come to lie inside an active zone (created,
+   * assigned, restored, moved or resized over them) move into the zone's document: written
+   * there first, then deleted from the board's, so a crash in between leaves a copy rather than
+   * losing one. An unassigned zone keeps its objects in its document, which is everyone's now.
+   */
+  private async gatherContent(board: Board, before: Frame | null, after: Frame): Promise<void> {
+    const offset = before && isZone(before) ? { dx: after.bounds.x - before.bounds.x, dy: after.bounds.y - before.bounds.y } : { dx: 0, dy: 0 };
+    const moved = offset.dx !== 0 || offset.dy !== 0;
+    const covers = isActiveZone(after) && (!before || !isActiveZone(before) || !sameBounds(before.bounds, after.bounds));
+    // Objects an earlier version left in the board document inside an active zone travel with it.
+    const carried = before && isActiveZone(before) && moved ? before.bounds : null;
+    const incoming = covers ? await this.objectsEntering(board.id, after, carried, offset) : [];
+    if (!moved && incoming.length === 0) return;
+    const context = { boardId: board.id, organizationId: board.organizationId, userId: null, relocation: true };
+    await this.documents.write(zoneDocumentName(board.id, after.id), context, (doc) => {
+      if (moved) shiftObjects(doc, offset);
+      placeObjects(doc, incoming.map(({ placed }) => placed));
+    });
+    if (incoming.length > 0) await this.documents.write(board.id, context, (doc) => removeUnchanged(doc, incoming.map(({ original }) => original)));
+  }
+
+  /** Board-document objects that lie inside `zone` once it changed, each as it is and as it goes into the zone. */
+  private async objectsEntering(boardId: string, zone: Frame, carried: Bounds | null, offset: Offset): Promise<Moving[]> {
+    const frames = await this.frames.framesOfBoard(boardId);
+    const entering: Moving[] = [];
+    for (const original of await this.documents.readObjects(boardId)) {
+      if (!isPoint(original.position)) continue;
+      const position = carried && contains(carried, original.position) ? { x: original.position.x + offset.dx, y: original.position.y + offset.dy } : original.position;
+      if (zoneAt(position, frames)?.id === zone.id) entering.push({ original, placed: { ...original, position } });
+    }
+    return entering;
+  }
+}
+
+interface Offset {
+  dx: number;
+  dy: number;
+}
+
+/** A board-document object moving into a zone document: as it is, and as it lands. */
+interface Moving {
+  original: BoardObject;
+  placed: BoardObject;
+}
+
+function sameBounds(a: Bounds, b: Bounds): boolean {
+  return a.x === b.x && a.y === b.y && a.width === b.width && a.height === b.height;
+}
+
+function isPoint(value: unknown): value is { x: number; y: number } {
+  const point = value as { x?: unknown; y?: unknown } | null;
+  return typeof point === 'object' && point !== null && typeof point.x === 'number' && typeof point.y === 'number';
+}
+
+/** Moves every object of a document by `offset`; call inside a transaction. */
+function shiftObjects(doc: Y.Doc, { dx, dy }: Offset): void {
+  const objects = objectsOf(doc);
+  objects.forEach((value, id) => {
+    const object = readObject(id, value);
+    if (!object || !isPoint(object.position)) return;
+    const position = { x: object.position.x + dx, y: object.position.y + dy };
+    // Objects written as plain JSON values (readObjects reads both shapes) are replaced whole.
+    if (value instanceof Y.Map) value.set('position', position);
+    else objects.set(id, { ...(value as object), position });
+  });
+}
+
+/**
+ * Puts objects moving in into a zone document. An object already there keeps its id: the
+ * same object (copied by a move a crash cut short) is not copied twice, and a different
+ * one arriving under that id gets a new id rather than overwriting it.
+ */
+function placeObjects(doc: Y.Doc, objects: BoardObject[]): void {
+  const existing = objectsOf(doc);
+  const fresh = objects.flatMap((object) => {
+    if (!existing.has(object.id)) return [object];
+    if (isDeepStrictEqual(readObject(object.id, existing.get(object.id)), object)) return [];
+    return [{ ...object, id: randomUUID() }];
+  });
+  putObjects(doc, fresh);
+}
+
+/** Deletes the moved objects from the board document, unless one changed since it was copied (it stays). */
+function removeUnchanged(doc: Y.Doc, originals: BoardObject[]): void {
+  const objects = objectsOf(doc);
+  for (const original of originals) {
+    if (isDeepStrictEqual(readObject(original.id, objects.get(original.id)), original)) objects.delete(original.id);
   }
 }
 
