@@ -6,6 +6,8 @@ import { BoardAccess } from './boards/boardAccess.js';
 import { boardRoutes } from './boards/boardRoutes.js';
 import { BoardService } from './boards/boardService.js';
 import { ExpirySweeper } from './boards/expirySweeper.js';
+import { ParticipantLinks } from './boards/participantLinks.js';
+import { participantLinksRoutes } from './boards/participantLinksRoutes.js';
 import { systemClock, type Clock } from './clock.js';
 import type { AppConfig } from './config.js';
 import { EventBus } from './events/bus.js';
@@ -149,7 +151,8 @@ export async function startApp(options: AppOptions): Promise<App> {
     objectRules: objectTypes,
     logger,
   });
-  const frames = new FrameService({ db, directory: frameDirectory, clock, boards, documents: realtime.documents, listener: realtime.zones });
+  const links = new ParticipantLinks({ db, clock, tokens, boards, appUrl, sockets: realtime.documents });
+  const frames = new FrameService({ db, directory: frameDirectory, clock, boards, documents: realtime.documents, listener: realtime.zones, links });
   const expirySweeper = new ExpirySweeper(boards, config.expirySweepIntervalMs, logger);
   // One store (one Redis connection) for the API rate limits and the login throttle.
   const limiters = await createLimiterStore({ redisUrl: config.redisUrl, logger });
@@ -164,6 +167,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     '/boards',
     boardRoutes(boards, realtime.documents, frames, { organization: requireApiKey, board: boardAuth }),
     frameRoutes(frames, boardAuth),
+    participantLinksRoutes(links, boardAuth),
   );
   api.use('/webhooks', requireApiKey, webhookRoutes(webhooks.subscriptions));
   api.use('/object-types', requireApiKey, objectTypeRoutes(objectTypes));

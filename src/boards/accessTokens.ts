@@ -27,12 +27,30 @@ export class AccessTokens {
   /** The role a token grants on a board, or null if it is not one of the board's tokens. */
   roleOf(boardId: string, nonce: string, token: string): BoardRole | null {
     for (const role of ['host', 'guest'] as const) {
-      const expected = Buffer.from(this.issue(boardId, nonce, role));
-      const given = Buffer.from(token);
-      if (given.length === expected.length && timingSafeEqual(given, expected)) return role;
+      if (sameToken(token, this.issue(boardId, nonce, role))) return role;
     }
     return null;
   }
+
+  /**
+   * The token of a personal link: derived like the board's tokens, from the board's nonce and
+   * the link's own, so it dies with the board and with the link (a new link gets a new nonce).
+   * The user id comes last: it is the only part that may contain the separator.
+   */
+  issueParticipant(boardId: string, boardNonce: string, linkNonce: string, userId: string): string {
+    return createHmac('sha256', this.secret).update(`participant:${boardId}:${boardNonce}:${linkNonce}:${userId}`).digest('base64url');
+  }
+
+  /** Whether `token` is the token of that personal link. */
+  isParticipantToken(token: string, boardId: string, boardNonce: string, linkNonce: string, userId: string): boolean {
+    return sameToken(token, this.issueParticipant(boardId, boardNonce, linkNonce, userId));
+  }
+}
+
+function sameToken(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 /** The lookup hash of a token. */

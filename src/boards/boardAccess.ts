@@ -5,12 +5,27 @@ import type { Db } from '../store/database.js';
 import { hashToken, type AccessTokens, type BoardRole } from './accessTokens.js';
 import { boardFromRow, type Board } from './board.js';
 
-/** Who holds a board access token: the board and the role the token grants. */
+/** How a participant is known: verified (a personal link's user), declared, or not at all. */
+export type UserType = 'verified-student' | 'authenticated' | 'anonymous';
+
+/** The user a personal link is bound to: the only identity that owns that user's zones. */
+export interface LinkedUser {
+  userId: string;
+  userName: string | null;
+  /** `verified-student` with an external id, `authenticated` otherwise. */
+  userType: Exclude<UserType, 'anonymous'>;
+  externalUserId: string | null;
+  externalSource: string | null;
+}
+
+/** Who holds a board token: the board, the role the token grants, and the user a personal link names. */
 export interface BoardGrant {
   board: Board;
   role: BoardRole;
   /** The board's organization's plan (its `participants` quota applies at join). */
   plan: Plan;
+  /** Set for a personal link's token; null for the board's shared host and guest links. */
+  user: LinkedUser | null;
 }
 
 /** What board access needs from quotas. */
@@ -19,61 +34,71 @@ export interface ParticipantQuota {
   assertRoom(plan: Plan, type: 'participants', current: number): void;
 }
 
-/** How a participant presents itself when it connects (declared by the client, not verified). */
-export interface ParticipantIdentity {
+/** What a client says about itself next to its token (socket URL, `X-User-Id`): never verified. */
+export interface DeclaredIdentity {
   userId: string | null;
   userName: string | null;
-  userType: 'verified-student' | 'authenticated' | 'anonymous';
   externalUserId: string | null;
   externalSource: string | null;
 }
 
+/** How a participant is shown in presence and participant events. */
+export interface ParticipantIdentity {
+  /** A personal link's user id; for anyone else the id it declared (a display name), if any. */
+  userId: string | null;
+  userName: string | null;
+  userType: UserType;
+  externalUserId: string | null;
+  externalSource: string | null;
+}
+
+/** Longest declared id or name kept; longer ones are cut. */
+const MAX_DECLARED_LENGTH = 255;
+
 /**
- * Board access by token: the rules both edges use (socket connections now, guest REST
- * calls later). A token is valid while its board exists and has not expired; archived
- * boards keep working.
+ * Board access by token: the rules every edge uses (REST, sockets, and later agents). A token
+ * is one of the board's shared links (host, guest) or a personal link; it is valid while its
+ * board exists and has not expired, and a personal link also while it is not revoked.
+ * Archived boards keep working.
  */
 export class BoardAccess {
   constructor(
     private readonly deps: { db: Db; clock: Clock; tokens: AccessTokens; quotas: ParticipantQuota },
   ) {}
 
-  /** The board and role of a token; 401 for an unknown token, 410 once the board expired. */
+  /** The grant of a token; 401 for an unknown or revoked token, 410 once the board expired. */
   async authenticate(token: string): Promise<BoardGrant> {
     if (!token || token.length > 256) throw errors.unauthorized('Invalid board access token');
-    const hash = hashToken(token);
-    const row = await this.deps.db.board.findFirst({
-      where: { OR: [{ hostTokenHash: hash }, { guestTokenHash: hash }] },
-      include: { organization: { select: { plan: true } } },
-    });
-    if (!row) throw errors.unauthorized('Invalid board access token');
-    const board = boardFromRow(row);
-    const role = this.deps.tokens.roleOf(board.id, board.tokenNonce, token);
-    if (!role) throw errors.unauthorized('Invalid board access token');
+    const grant = (await this.sharedLinkGrant(token)) ?? (await this.personalLinkGrant(token));
+    if (!grant) throw errors.unauthorized('Invalid board access token');
+    const { board } = grant;
     // The sweeper moves it to `expired` and raises the event; a token dies the moment its time is up.
     if (board.lifecycle.status === 'expired' || board.expiresAt <= this.deps.clock.now()) throw errors.gone('Board has expired');
-    return { board, role, plan: row.organization.plan as Plan };
+    return grant;
   }
 
-  /** Anonymous guests only where the board allows them (checked before anything is served). */
-  checkIdentity(grant: BoardGrant, identity: ParticipantIdentity): void {
-    if (grant.role === 'guest' && identity.userType === 'anonymous' && !grant.board.config.allow_anonymous) {
+  /**
+   * Anonymous guests only where the board allows them. A guest of the shared link is
+   * anonymous whatever it declares: with `allow_anonymous: false` only personal links and
+   * hosts are let in.
+   */
+  admit(grant: BoardGrant): void {
+    if (grant.role === 'guest' && grant.user === null && !grant.board.config.allow_anonymous) {
       throw errors.forbidden('This board does not allow anonymous participants');
     }
   }
 
   /**
    * Nobody beyond `config.max_participants` or the plan's participants per board joins;
-   * hosts are always let in.
+   * hosts are always let in. `participantKey` is the joining participant's presence key.
    */
-  checkCapacity(grant: BoardGrant, identity: ParticipantIdentity, connectedUserIds: ReadonlySet<string>): void {
+  checkCapacity(grant: BoardGrant, participantKey: string, connectedKeys: ReadonlySet<string>): void {
     const { config } = grant.board;
-    const alreadyIn = identity.userId !== null && connectedUserIds.has(identity.userId);
-    if (grant.role === 'host' || alreadyIn) return;
-    if (connectedUserIds.size >= config.max_participants) {
+    if (grant.role === 'host' || connectedKeys.has(participantKey)) return;
+    if (connectedKeys.size >= config.max_participants) {
       throw errors.conflict(`The board is full (${config.max_participants} participants)`);
     }
-    this.deps.quotas.assertRoom(grant.plan, 'participants', connectedUserIds.size);
+    this.deps.quotas.assertRoom(grant.plan, 'participants', connectedKeys.size);
   }
 
   /** Gives boards created before token lookup hashes existed their hashes. */
@@ -84,4 +109,73 @@ export class BoardAccess {
     }
     return rows.length;
   }
+
+  private async sharedLinkGrant(token: string): Promise<BoardGrant | null> {
+    const hash = hashToken(token);
+    const row = await this.deps.db.board.findFirst({
+      where: { OR: [{ hostTokenHash: hash }, { guestTokenHash: hash }] },
+      include: { organization: { select: { plan: true } } },
+    });
+    if (!row) return null;
+    const board = boardFromRow(row);
+    const role = this.deps.tokens.roleOf(board.id, board.tokenNonce, token);
+    return role ? { board, role, plan: row.organization.plan as Plan, user: null } : null;
+  }
+
+  private async personalLinkGrant(token: string): Promise<BoardGrant | null> {
+    const link = await this.deps.db.participantLink.findUnique({
+      where: { tokenHash: hashToken(token) },
+      include: { board: { include: { organization: { select: { plan: true } } } } },
+    });
+    if (!link) return null;
+    const board = boardFromRow(link.board);
+    if (!this.deps.tokens.isParticipantToken(token, board.id, board.tokenNonce, link.tokenNonce, link.userId)) return null;
+    return { board, role: 'guest', plan: link.board.organization.plan as Plan, user: linkedUser(link) };
+  }
+}
+
+/** The user of a stored personal link. */
+export function linkedUser(link: { userId: string; userName: string | null; externalUserId: string | null; externalSource: string | null }): LinkedUser {
+  return {
+    userId: link.userId,
+    userName: link.userName,
+    userType: link.externalUserId ? 'verified-student' : 'authenticated',
+    externalUserId: link.externalUserId,
+    externalSource: link.externalUserId ? link.externalSource : null,
+  };
+}
+
+/**
+ * The user whose zones a credential owns (the zone rules' `userId`): a personal link's user.
+ * The shared guest link owns nothing, whatever it declares. A host token owns every zone
+ * anyway; the id it declares is kept for attribution (`created_by`).
+ */
+export function owningUserId(grant: BoardGrant, declaredUserId: string | null): string | null {
+  if (grant.user) return grant.user.userId;
+  return grant.role === 'host' ? clip(declaredUserId) : null;
+}
+
+/**
+ * How a participant is shown: a personal link as its user, whatever the client declares; a
+ * host as it declares itself; a shared-link guest as `anonymous`, its declared id and name
+ * kept as display names only (external ids are dropped: nobody vouches for them).
+ */
+export function participantIdentity(grant: BoardGrant, declared: DeclaredIdentity): ParticipantIdentity {
+  if (grant.user) return grant.user;
+  const userId = clip(declared.userId);
+  const userName = clip(declared.userName);
+  if (grant.role === 'guest') return { userId, userName, userType: 'anonymous', externalUserId: null, externalSource: null };
+  const externalUserId = clip(declared.externalUserId);
+  return {
+    userId,
+    userName,
+    userType: externalUserId ? 'verified-student' : userId ? 'authenticated' : 'anonymous',
+    externalUserId,
+    // SPEC: only a verified student carries external ids; a source without an external id is dropped.
+    externalSource: externalUserId ? clip(declared.externalSource) : null,
+  };
+}
+
+function clip(value: string | null): string | null {
+  return value ? value.slice(0, MAX_DECLARED_LENGTH) : null;
 }

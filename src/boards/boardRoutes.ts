@@ -72,7 +72,8 @@ export function boardRoutes(boards: BoardService, documents: BoardDocuments, fra
     const links = boards.accessLinks(board);
     // A guest never sees the host link (it would make it a host).
     const visibleLinks = caller.role === 'host' ? links : { guest: links.guest };
-    res.json(presentBoard(board, visibleLinks, { objects, participants: documents.participants(board.id), includeParticipants }));
+    const participants = await frames.participantsVisibleTo(caller, board);
+    res.json(presentBoard(board, visibleLinks, { objects, participants, includeParticipants }));
   });
 
   router.get('/:boardId/access-links', auth.board, async (req, res) => {

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Board } from '../boards/board.js';
 import type { BoardService } from '../boards/boardService.js';
 import type { BoardObject } from '../boards/boardObjects.js';
-import type { BoardDocuments } from '../realtime/boardDocuments.js';
+import type { ParticipantLink } from '../boards/participantLinks.js';
+import type { BoardDocuments, ConnectedParticipant } from '../realtime/boardDocuments.js';
 import { requireHost, type Caller } from '../boards/caller.js';
 import type { Clock } from '../clock.js';
 import { AppError, ERROR_KINDS, errors } from '../errors.js';
@@ -24,11 +25,29 @@ export interface FrameServiceDependencies {
   boards: BoardService;
   documents: BoardDocuments;
   listener: FrameChangeListener;
+  /** Personal links, handed out by bulk assignment with `issue_links`. */
+  links: { ensure(board: Board, userIds: readonly string[]): Promise<Map<string, ParticipantLink>> };
+}
+
+/** A personal link as bulk assignment answers it. */
+export interface IssuedLink {
+  user_id: string;
+  token: string;
+  link: string;
+  expires_at: string;
+}
+
+/** A successful entry of a bulk assignment. */
+export interface AssignedResult {
+  frame_id: string;
+  success: true;
+  zone_version: number;
+  participant_link?: IssuedLink;
 }
 
 /** The outcome of one entry of a bulk assignment. */
 export type BulkAssignResult =
-  | { frame_id: string; success: true; zone_version: number }
+  | AssignedResult
   | { frame_id: string; success: false; zone_version: number | null; error: { statusCode: number; message: string } };
 
 /**
@@ -118,6 +137,21 @@ export class FrameService {
     return objects;
   }
 
+  /**
+   * The participants connected to the board as the caller may see them: a location inside a
+   * frame the caller may not see is left out, as the frame itself is (a location names it).
+   */
+  async participantsVisibleTo(caller: Caller, board: Board): Promise<ConnectedParticipant[]> {
+    const participants = this.deps.documents.participants(board.id);
+    if (!participants.some((participant) => participant.location?.frameId)) return participants;
+    const frames = new Map((await this.deps.directory.cachedFramesOfBoard(board.id)).map((frame) => [frame.id, frame]));
+    return participants.map(({ location, ...participant }) => {
+      const frame = location?.frameId ? frames.get(location.frameId) : undefined;
+      const hidden = frame !== undefined && zoneAccess(frame, caller) === 'none';
+      return location && !hidden ? { ...participant, location } : participant;
+    });
+  }
+
   async update(caller: Caller, boardId: string, frameId: string, input: FrameFieldsInput): Promise<Frame> {
     const board = await this.deps.boards.get(caller, boardId);
     return this.locked(board.id, async () => {
@@ -186,16 +220,22 @@ export class FrameService {
     });
   }
 
-  /** Assigns many zones; each entry succeeds or fails on its own. */
+  /**
+   * Assigns many zones; each entry succeeds or fails on its own. With `issue_links`, each
+   * entry assigned to a `user_id` carries that user's personal link (created where missing).
+   */
   async bulkAssign(caller: Caller, boardId: string, input: BulkAssignInput): Promise<{ assigned: number; failed: number; results: BulkAssignResult[] }> {
     const board = await this.deps.boards.get(caller, boardId);
     requireHost(caller, 'assign zones');
     const results: BulkAssignResult[] = [];
+    const toUsers: Array<{ result: AssignedResult; userId: string }> = [];
     await this.locked(board.id, async () => {
       for (const entry of input.assignments) {
         try {
           const frame = await this.assignLocked(board, entry.frame_id, entry);
-          results.push({ frame_id: entry.frame_id, success: true, zone_version: frame.zoneVersion });
+          const result: AssignedResult = { frame_id: entry.frame_id, success: true, zone_version: frame.zoneVersion };
+          results.push(result);
+          if (frame.assignedUserId) toUsers.push({ result, userId: frame.assignedUserId });
         } catch (error) {
           if (!(error instanceof AppError)) throw error;
           const current = await this.deps.db.frame.findFirst({ where: { id: entry.frame_id, boardId: board.id } });
@@ -208,8 +248,17 @@ export class FrameService {
         }
       }
     });
+    if (input.issue_links) await this.attachLinks(board, toUsers);
     const assigned = results.filter((result) => result.success).length;
     return { assigned, failed: results.length - assigned, results };
+  }
+
+  private async attachLinks(board: Board, toUsers: Array<{ result: AssignedResult; userId: string }>): Promise<void> {
+    const links = await this.deps.links.ensure(board, toUsers.map(({ userId }) => userId));
+    for (const { result, userId } of toUsers) {
+      const link = links.get(userId)!;
+      result.participant_link = { user_id: userId, token: link.token, link: link.link, expires_at: link.expiresAt.toISOString() };
+    }
   }
 
   private async assignLocked(board: Board, frameId: string, input: AssignInput): Promise<Frame> {

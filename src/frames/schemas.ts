@@ -67,6 +67,8 @@ export const bulkAssignSchema = {
   additionalProperties: false,
   required: ['assignments'],
   properties: {
+    /** Answer each assigned user's personal link (created where missing). */
+    issue_links: { type: 'boolean' },
     assignments: {
       type: 'array',
       minItems: 1,
@@ -117,5 +119,6 @@ export interface AssignInput {
 }
 
 export interface BulkAssignInput {
+  issue_links?: boolean;
   assignments: Array<AssignInput & { frame_id: string }>;
 }

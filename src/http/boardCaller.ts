@@ -1,6 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { BoardAccess, BoardGrant } from '../boards/boardAccess.js';
-import { organizationCaller, type Caller } from '../boards/caller.js';
+import { boardTokenCaller, organizationCaller, type Caller } from '../boards/caller.js';
 import { AppError, errors } from '../errors.js';
 import { bearerToken, type ApiKeyAuthenticator } from './auth.js';
 
@@ -8,8 +8,9 @@ import { bearerToken, type ApiKeyAuthenticator } from './auth.js';
  * Authenticates a call on one board. The organization's `X-API-Key` acts as host; a board
  * access token, as `Authorization: Bearer <token>` or `?token=<token>`, acts as the host or
  * guest that token names (for that board only); a bearer that is no board token is tried as
- * an API key (the deprecated bearer scheme). A guest may declare its user id with
- * `X-User-Id` (or `?user_id=`), which zone rights are checked against.
+ * an API key (the deprecated bearer scheme). A personal link's token acts as the guest it
+ * names. A user id declared with `X-User-Id` (or `?user_id=`) counts next to a host token
+ * only (attribution): next to the shared guest link it owns no zone.
  */
 export function authenticateBoardCaller(apiKeys: ApiKeyAuthenticator, access: BoardAccess): RequestHandler {
   return async (req, res, next) => {
@@ -31,14 +32,9 @@ export function authenticateBoardCaller(apiKeys: ApiKeyAuthenticator, access: Bo
       res.locals.caller = organizationCaller(organization.id);
       return next();
     }
+    access.admit(grant);
     const declared = req.header('x-user-id') ?? (typeof req.query.user_id === 'string' ? req.query.user_id : undefined);
-    const caller: Caller = {
-      organizationId: grant.board.organizationId,
-      role: grant.role,
-      userId: declared?.slice(0, 255) || null,
-      boardId: grant.board.id,
-    };
-    res.locals.caller = caller;
+    res.locals.caller = boardTokenCaller(grant, declared || null);
     next();
   };
 }

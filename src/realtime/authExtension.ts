@@ -1,16 +1,17 @@
 import type { Extension, onAuthenticatePayload } from '@hocuspocus/server';
-import type { BoardAccess, BoardGrant } from '../boards/boardAccess.js';
-import { frameIdOfDocument } from '../frames/frame.js';
+import { owningUserId, type BoardAccess, type BoardGrant } from '../boards/boardAccess.js';
+import { parseDocumentName, type DocumentName } from '../frames/frame.js';
 import type { FrameDirectory } from '../frames/frameDirectory.js';
 import { AppError, errors } from '../errors.js';
 import { CloseEvents, closeEventFor } from './closeEvents.js';
-import { boardIdOfDocument } from './documentContext.js';
 import type { SocketContext } from './socketContext.js';
+import { viewerOfGrant } from './viewer.js';
 
 /**
  * Decides, per document a socket opens, whether its board token lets it in. The token
  * comes from the socket URL (checked at upgrade) or from the provider's `token` option.
- * A socket whose token is invalid, expired or for another board is closed with 1008.
+ * A socket whose token is invalid, expired or for another board, or that names a document
+ * outside the layout, is closed with 1008 before any document is created.
  */
 export class AuthExtension implements Extension {
   extensionName = 'auth';
@@ -24,12 +25,13 @@ export class AuthExtension implements Extension {
   async onAuthenticate({ token, documentName, context, connectionConfig }: onAuthenticatePayload): Promise<Partial<SocketContext>> {
     const socket = context as SocketContext;
     let grant: BoardGrant;
+    let document: DocumentName;
     try {
-      grant = socket.grant ?? (await this.access.authenticate(token));
-      if (boardIdOfDocument(documentName) !== grant.board.id) {
-        throw errors.unauthorized('The token is not valid for this document');
-      }
-      this.access.checkIdentity(grant, socket.identity);
+      grant = await this.grantOf(socket, token);
+      const name = parseDocumentName(documentName);
+      if (name?.boardId !== grant.board.id) throw errors.unauthorized('The token is not valid for this document');
+      document = name;
+      this.access.admit(grant);
     } catch (error) {
       const event = error instanceof AppError ? closeEventFor(error) : CloseEvents.Unavailable;
       socket.closeSocket(event);
@@ -38,14 +40,22 @@ export class AuthExtension implements Extension {
       throw { reason: event.reason };
     }
     socket.admission.grant ??= grant;
-    const frameId = frameIdOfDocument(documentName);
-    if (frameId) {
+    if (document.kind === 'zone') {
       // A zone the participant may not see is refused for that document only; the socket stays.
-      const viewer = { role: grant.role, userId: socket.identity.userId };
-      const zone = await this.frames.accessToZoneDocument(grant.board.id, frameId, viewer);
+      const zone = await this.frames.accessToZoneDocument(grant.board.id, document.frameId, viewerOfGrant(grant, socket.declared));
       if (zone === 'none') throw { reason: CloseEvents.ZoneForbidden.reason };
       connectionConfig.readOnly = zone === 'read';
     }
-    return { grant, boardId: grant.board.id, organizationId: grant.board.organizationId, userId: socket.identity.userId };
+    return { grant, boardId: grant.board.id, organizationId: grant.board.organizationId, userId: owningUserId(grant, socket.declared.userId) };
+  }
+
+  /**
+   * The grant of the socket URL's token, or of the provider's. A personal link may be revoked
+   * while its socket is open, so its grant is read again for every document it opens (the
+   * board's shared links live as long as the board, whose end closes every socket).
+   */
+  private async grantOf(socket: SocketContext, token: string): Promise<BoardGrant> {
+    if (socket.grant && !socket.grant.user) return socket.grant;
+    return this.access.authenticate(socket.urlToken ?? token);
   }
 }

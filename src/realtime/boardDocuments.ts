@@ -57,13 +57,9 @@ export class BoardDocuments {
    */
   async read(name: string): Promise<Y.Doc> {
     const live = this.hocuspocus.documents.get(name);
+    if (!live || live.isLoading) return this.persistence.loadStored(name);
     const doc = new Y.Doc();
-    if (live && !live.isLoading) {
-      Y.applyUpdate(doc, Y.encodeStateAsUpdate(live));
-      return doc;
-    }
-    const { state } = await this.store.load(name);
-    if (state) Y.applyUpdate(doc, state);
+    Y.applyUpdate(doc, Y.encodeStateAsUpdate(live));
     return doc;
   }
 
@@ -90,6 +86,11 @@ export class BoardDocuments {
     const event =
       reason === 'session-ended' ? CloseEvents.SessionEnded : reason === 'board-deleted' ? CloseEvents.BoardDeleted : CloseEvents.InvalidToken;
     this.messenger.closeBoardSockets(boardId, (context) => context.closeSocket(event));
+  }
+
+  /** Closes every socket a user's personal link opened on a board (the link was revoked). */
+  disconnectUser(boardId: string, userId: string): void {
+    this.messenger.closeUserSockets(boardId, userId, (context) => context.closeSocket(CloseEvents.InvalidToken));
   }
 
   /** Disconnects everyone, stops persisting, and deletes every stored document of a board. */

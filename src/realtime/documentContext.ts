@@ -1,4 +1,5 @@
 import { isTransactionOrigin } from '@hocuspocus/server';
+import { parseDocumentName } from '../frames/frame.js';
 
 /**
  * Who is acting on a document: attached to every connection (socket or direct) so hooks
@@ -7,8 +8,13 @@ import { isTransactionOrigin } from '@hocuspocus/server';
 export interface DocumentContext {
   boardId: string;
   organizationId: string;
-  /** The acting user or participant id; null for the organization's API key. */
+  /**
+   * The acting user, for attribution (`created_by`, `updated_by`): a personal link's user or
+   * the id a host declares; null for the API key and for the shared guest link.
+   */
   userId: string | null;
+  /** Set by the server when it moves content between a board's documents (no object events). */
+  relocation?: boolean;
 }
 
 /** The context of a Yjs transaction origin, if it came from a connection of ours. */
@@ -19,12 +25,15 @@ export function contextOfOrigin(origin: unknown): Partial<DocumentContext> {
   return {};
 }
 
-/** The board a document belongs to: `<board_uuid>` or `<board_uuid>/zones/<frame_id>`. */
+/**
+ * The board a document belongs to (see parseDocumentName). A name outside the layout is never
+ * opened (the auth extension refuses it); it maps to itself, the id of no board.
+ */
 export function boardIdOfDocument(documentName: string): string {
-  return documentName.split('/')[0] ?? documentName;
+  return parseDocumentName(documentName)?.boardId ?? documentName;
 }
 
 /** True for a board's main document (not a zone document). */
 export function isBoardDocument(documentName: string): boolean {
-  return !documentName.includes('/');
+  return parseDocumentName(documentName)?.kind === 'board';
 }

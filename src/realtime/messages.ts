@@ -1,3 +1,4 @@
+import type { UserType } from '../boards/boardAccess.js';
 import type { FrameRecord } from '../frames/frame.js';
 
 /**
@@ -25,6 +26,8 @@ export type ClientMessage =
 /** A participant as shown to sockets and by `GET /boards/<id>?includeParticipants=true`. */
 export interface ParticipantView {
   user_id: string;
+  /** How the participant is known: two entries may show one `user_id`, never with the same type. */
+  user_type: UserType;
   role: 'host' | 'guest';
   joined_at: string;
   color: string;

@@ -1,5 +1,5 @@
 import type { Extension, connectedPayload, onDisconnectPayload } from '@hocuspocus/server';
-import type { BoardAccess } from '../boards/boardAccess.js';
+import { participantIdentity, type BoardAccess, type BoardGrant, type ParticipantIdentity } from '../boards/boardAccess.js';
 import type { ParticipantHistory } from '../boards/participantHistory.js';
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
@@ -14,8 +14,11 @@ import type { SocketMessenger } from './socketMessenger.js';
 
 /**
  * Participants and sessions: a socket that opens a board's main document joins the board
- * as a participant (once per user, however many sockets), within the board's
- * `max_participants`. Raises session and participant events.
+ * as a participant, within the board's `max_participants`. Raises session and participant events.
+ *
+ * A participant is keyed by what vouches for it, so a declared id can never join (or end)
+ * another's entry: a personal link's user is one participant however many sockets it has, so
+ * is a host by the id it declares; a shared-link guest is one participant per socket.
  */
 export class PresenceExtension implements Extension {
   extensionName = 'presence';
@@ -35,22 +38,26 @@ export class PresenceExtension implements Extension {
   async connected({ documentName, context, connection }: connectedPayload): Promise<void> {
     const socket = context as SocketContext;
     if (!isBoardDocument(documentName) || !socket.grant) return;
-    const { grant, identity } = socket;
-    const userId = identity.userId ?? `anonymous-${socket.socketId}`;
+    const { grant } = socket;
+    const identity = participantIdentity(grant, socket.declared);
+    const key = participantKey(grant, identity, socket.socketId);
     try {
       // Checked and recorded with no await in between, so two sockets cannot both take the last seat.
-      this.deps.access.checkCapacity(grant, identity, this.deps.registry.userIds(grant.board.id));
+      this.deps.access.checkCapacity(grant, key, this.deps.registry.userIds(grant.board.id));
     } catch (error) {
       socket.closeSocket(error instanceof AppError ? closeEventFor(error) : CloseEvents.Forbidden);
       return;
     }
     const now = this.deps.clock.now();
-    const change = this.deps.registry.join(grant.board.id, { userId, identity, role: grant.role, socketId: socket.socketId }, now);
-    connection.context.participant = this.deps.registry.get(grant.board.id, userId)?.view;
-    connection.context.userId = userId;
-    await this.deps.history
-      .record(grant.board.id, userId, grant.role, now)
-      .catch((error) => this.deps.logger.error({ err: error, board_id: grant.board.id }, 'participant history not recorded'));
+    const userId = identity.userId ?? `anonymous-${socket.socketId}`;
+    const change = this.deps.registry.join(grant.board.id, { key, userId, identity, role: grant.role, socketId: socket.socketId }, now);
+    connection.context.participantKey = key;
+    // Only a verified user can be assigned a zone as a participant (`assigned_participant_id`).
+    if (grant.user) {
+      await this.deps.history
+        .record(grant.board.id, grant.user.userId, grant.role, now)
+        .catch((error) => this.deps.logger.error({ err: error, board_id: grant.board.id }, 'participant history not recorded'));
+    }
     if (change.kind !== 'joined') return;
     const board = grant.board;
     const scope = { board_id: board.id, organization_id: board.organizationId };
@@ -70,9 +77,9 @@ export class PresenceExtension implements Extension {
 
   async onDisconnect({ documentName, context }: onDisconnectPayload): Promise<void> {
     const socket = context as SocketContext;
-    if (!isBoardDocument(documentName) || !socket.grant || !socket.userId) return;
+    if (!isBoardDocument(documentName) || !socket.grant || !socket.participantKey) return;
     const board = socket.grant.board;
-    const change = this.deps.registry.leave(board.id, socket.userId, socket.socketId);
+    const change = this.deps.registry.leave(board.id, socket.participantKey, socket.socketId);
     if (change.kind !== 'left') return;
     const now = this.deps.clock.now();
     const scope = { board_id: board.id, organization_id: board.organizationId };
@@ -96,6 +103,13 @@ export class PresenceExtension implements Extension {
       });
     }
   }
+}
+
+/** The presence key of a participant (see the class comment); namespaced, so kinds never collide. */
+function participantKey(grant: BoardGrant, identity: ParticipantIdentity, socketId: string): string {
+  if (grant.user) return `user:${grant.user.userId}`;
+  if (grant.role === 'host' && identity.userId) return `host:${identity.userId}`;
+  return `socket:${socketId}`;
 }
 
 function userOf(presence: Presence): ParticipantUser {

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { ParticipantIdentity } from '../boards/boardAccess.js';
 import type { BoardRole } from '../boards/accessTokens.js';
+import type { ParticipantIdentity } from '../boards/boardAccess.js';
 import type { ParticipantView, ViewportBounds } from './messages.js';
 
 /** Colors given to participants, picked by a hash of their id so a person keeps theirs. */
@@ -26,6 +26,7 @@ export interface Presence {
 export interface BoardSession {
   id: string;
   startedAt: Date;
+  /** By participant key (see presenceExtension.ts). */
   participants: Map<string, Presence>;
 }
 
@@ -40,7 +41,7 @@ export type PresenceChange =
 export class PresenceRegistry {
   private readonly sessions = new Map<string, BoardSession>();
 
-  /** Ids of the participants connected to a board now. */
+  /** Keys of the participants connected to a board now (one per participant, see presenceExtension.ts). */
   userIds(boardId: string): ReadonlySet<string> {
     return new Set(this.sessions.get(boardId)?.participants.keys() ?? []);
   }
@@ -50,45 +51,49 @@ export class PresenceRegistry {
     return [...(this.sessions.get(boardId)?.participants.values() ?? [])];
   }
 
-  get(boardId: string, userId: string): Presence | undefined {
-    return this.sessions.get(boardId)?.participants.get(userId);
+  get(boardId: string, key: string): Presence | undefined {
+    return this.sessions.get(boardId)?.participants.get(key);
   }
 
-  /** Records a socket of `userId` on a board; the first socket makes it a new participant. */
-  join(boardId: string, input: { userId: string; identity: ParticipantIdentity; role: BoardRole; socketId: string }, now: Date): PresenceChange {
+  /** Records a socket of the participant `key`; the first socket makes it a new participant shown as `userId`. */
+  join(
+    boardId: string,
+    input: { key: string; userId: string; identity: ParticipantIdentity; role: BoardRole; socketId: string },
+    now: Date,
+  ): PresenceChange {
     let session = this.sessions.get(boardId);
     const sessionStarted = session ? null : (session = { id: randomUUID(), startedAt: now, participants: new Map() });
     this.sessions.set(boardId, session);
-    const existing = session.participants.get(input.userId);
+    const existing = session.participants.get(input.key);
     if (existing) {
       existing.sockets.add(input.socketId);
       return { kind: 'rejoined' };
     }
     const presence: Presence = {
-      view: { user_id: input.userId, role: input.role, joined_at: now.toISOString(), color: colorOf(input.userId) },
+      view: { user_id: input.userId, user_type: input.identity.userType, role: input.role, joined_at: now.toISOString(), color: colorOf(input.userId) },
       identity: input.identity,
       role: input.role,
       sockets: new Set([input.socketId]),
     };
-    session.participants.set(input.userId, presence);
+    session.participants.set(input.key, presence);
     return { kind: 'joined', presence, sessionStarted };
   }
 
-  /** Removes one socket of `userId`; its last socket makes it leave, the last participant ends the session. */
-  leave(boardId: string, userId: string, socketId: string): PresenceChange {
+  /** Removes one socket of the participant `key`; its last socket makes it leave, the last participant ends the session. */
+  leave(boardId: string, key: string, socketId: string): PresenceChange {
     const session = this.sessions.get(boardId);
-    const presence = session?.participants.get(userId);
+    const presence = session?.participants.get(key);
     if (!session || !presence || !presence.sockets.delete(socketId)) return { kind: 'still-connected' };
     if (presence.sockets.size > 0) return { kind: 'still-connected' };
-    session.participants.delete(userId);
+    session.participants.delete(key);
     if (session.participants.size > 0) return { kind: 'left', presence, sessionEnded: null };
     this.sessions.delete(boardId);
     return { kind: 'left', presence, sessionEnded: session };
   }
 
   /** Keeps a participant's latest reported location. */
-  locate(boardId: string, userId: string, location: ParticipantLocation): void {
-    const presence = this.get(boardId, userId);
+  locate(boardId: string, key: string, location: ParticipantLocation): void {
+    const presence = this.get(boardId, key);
     if (presence) presence.location = location;
   }
 }

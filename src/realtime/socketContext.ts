@@ -1,19 +1,21 @@
-import type { BoardGrant, ParticipantIdentity } from '../boards/boardAccess.js';
+import type { BoardGrant, DeclaredIdentity } from '../boards/boardAccess.js';
 import type { CloseEvent } from './closeEvents.js';
-import type { ParticipantView } from './messages.js';
 
 /**
  * What a socket carries into every Hocuspocus connection it opens (the connection's
- * `context`). Set at upgrade; the auth extension adds the grant and participant.
+ * `context`). Set at upgrade; the auth extension adds the grant, presence the participant key.
  */
 export interface SocketContext {
   /** Unique per socket. */
   socketId: string;
-  /** The board and role of the socket's token, once known. */
+  /** The token of the socket URL, if it carried one. */
+  urlToken?: string;
+  /** The grant of the socket URL's token, once known. */
   grant?: BoardGrant;
-  identity: ParticipantIdentity;
-  /** The participant this socket is, once admitted to the board document. */
-  participant?: ParticipantView;
+  /** What the client declares in the socket URL: a display name for presence, never a credential. */
+  declared: DeclaredIdentity;
+  /** The socket's participant on the board (see presenceExtension.ts), once admitted to the board document. */
+  participantKey?: string;
   /** Events the client asked for (`subscribe`); shared by every document of the socket. */
   subscriptions: Subscriptions;
   /**

@@ -1,4 +1,5 @@
 import type { Connection, Hocuspocus } from '@hocuspocus/server';
+import { boardIdOfDocument } from './documentContext.js';
 import { SUBSCRIBABLE_EVENTS, type ServerMessage } from './messages.js';
 import type { SocketContext } from './socketContext.js';
 
@@ -30,11 +31,22 @@ export class SocketMessenger {
 
   /** Closes every socket connected to a board's documents (zone documents included). */
   closeBoardSockets(boardId: string, close: (context: SocketContext) => void): void {
+    this.closeSockets(boardId, () => true, close);
+  }
+
+  /** Closes every socket that opened one of a board's documents with a personal link of `userId`. */
+  closeUserSockets(boardId: string, userId: string, close: (context: SocketContext) => void): void {
+    this.closeSockets(boardId, (context) => context.grant?.user?.userId === userId, close);
+  }
+
+  /** Closes, once each, the sockets of a board's documents whose connection `include` accepts. */
+  private closeSockets(boardId: string, include: (context: SocketContext) => boolean, close: (context: SocketContext) => void): void {
     const closed = new Set<string>();
     for (const [name, document] of this.hocuspocus.documents) {
-      if (name !== boardId && !name.startsWith(`${boardId}/`)) continue;
+      if (boardIdOfDocument(name) !== boardId) continue;
       for (const connection of document.getConnections()) {
         const context = connection.context as SocketContext;
+        if (!include(context)) continue;
         if (context.socketId && !closed.has(context.socketId)) {
           closed.add(context.socketId);
           close(context);

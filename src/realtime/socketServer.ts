@@ -3,7 +3,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Hocuspocus } from '@hocuspocus/server';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { BoardAccess, ParticipantIdentity } from '../boards/boardAccess.js';
+import type { BoardAccess, DeclaredIdentity } from '../boards/boardAccess.js';
 import { AppError } from '../errors.js';
 import { redactUrl, type Logger } from '../logger.js';
 import { CloseEvents, closeEventFor } from './closeEvents.js';
@@ -34,17 +34,13 @@ export interface SocketMessageQuota {
   count(organizationId: string): boolean;
 }
 
-/** The participant identity a client declares in the socket URL. */
-function identityOf(params: URLSearchParams): ParticipantIdentity {
-  const userId = params.get('user_id') || params.get('userId') || null;
-  const externalUserId = params.get('external_user_id') || null;
+/** What a client declares about itself in the socket URL (display only; see participantIdentity). */
+function declaredIn(params: URLSearchParams): DeclaredIdentity {
   return {
-    userId: userId?.slice(0, 255) ?? null,
-    userName: params.get('user_name')?.slice(0, 255) || null,
-    userType: externalUserId ? 'verified-student' : userId ? 'authenticated' : 'anonymous',
-    externalUserId,
-    // SPEC: only a verified student carries external ids; a source without an external id is dropped.
-    externalSource: externalUserId ? params.get('external_source') || null : null,
+    userId: params.get('user_id') || params.get('userId') || null,
+    userName: params.get('user_name') || null,
+    externalUserId: params.get('external_user_id') || null,
+    externalSource: params.get('external_source') || null,
   };
 }
 
@@ -70,14 +66,15 @@ export function attachSocketServer(server: Server, deps: SocketServerDependencie
     const early: Uint8Array[] = [];
     let handle: ((data: Uint8Array) => void) | null = null;
     ws.on('message', (data: Buffer) => (handle ? handle(new Uint8Array(data)) : early.push(new Uint8Array(data))));
+    const token = url.searchParams.get('token');
     const context: SocketContext = {
       socketId: randomBytes(8).toString('hex'),
-      identity: identityOf(url.searchParams),
+      ...(token ? { urlToken: token } : {}),
+      declared: declaredIn(url.searchParams),
       subscriptions: { events: null },
       admission: {},
       closeSocket: (event) => ws.close(event.code, event.reason),
     };
-    const token = url.searchParams.get('token');
     if (token) {
       try {
         context.grant = await deps.access.authenticate(token);

@@ -58,15 +58,21 @@ export class StatelessExtension implements Extension {
     this.deps.messenger.broadcast(context.grant.board.id, relayed, (other) => other.socketId !== context.socketId);
   }
 
+  /**
+   * Kept per participant and relayed live to hosts only: hosts see every zone, so no location
+   * they receive can reveal one. Other viewers read locations filtered (FrameService).
+   */
   private relayLocation(connection: Connection, message: Extract<ClientMessage, { type: 'participant:location' }>): void {
     const context = connection.context as SocketContext;
-    if (!context.grant || !context.userId) return;
+    const { grant, participantKey } = context;
+    const presence = grant && participantKey ? this.deps.registry.get(grant.board.id, participantKey) : undefined;
+    if (!grant || !participantKey || !presence) return;
     const at = this.deps.clock.now().toISOString();
     const location = { frameId: message.frameId, viewportBounds: message.viewportBounds, at };
-    this.deps.registry.locate(context.grant.board.id, context.userId, location);
+    this.deps.registry.locate(grant.board.id, participantKey, location);
     this.deps.messenger.broadcast(
-      context.grant.board.id,
-      { type: 'participant:location', user_id: context.userId, ...location },
+      grant.board.id,
+      { type: 'participant:location', user_id: presence.view.user_id, ...location },
       (other) => other.grant?.role === 'host' && other.socketId !== context.socketId,
     );
   }

@@ -1,7 +1,13 @@
+import { owningUserId, type BoardGrant, type DeclaredIdentity } from '../boards/boardAccess.js';
 import type { Viewer } from '../frames/zonePermissions.js';
 import type { SocketContext } from './socketContext.js';
 
 /** The viewer a socket connection is, for the zone rules. */
 export function viewerOf(context: SocketContext): Viewer | null {
-  return context.grant ? { role: context.grant.role, userId: context.identity.userId } : null;
+  return context.grant ? viewerOfGrant(context.grant, context.declared) : null;
+}
+
+/** The viewer a grant makes: it owns the zones of the user its credential vouches for, never of a declared id. */
+export function viewerOfGrant(grant: BoardGrant, declared: DeclaredIdentity): Viewer {
+  return { role: grant.role, userId: owningUserId(grant, declared.userId) };
 }

@@ -39,14 +39,18 @@ const tokenOf = (link: string) => new URL(link).searchParams.get('token')!;
 /** Calls the API with a board token (`role`) and, when given, a declared user id. */
 const callAs = (board: CreatedBoard, role: 'host' | 'guest', userId: string | null, method: string, path: string, body?: unknown): Promise<ApiResponse> =>
   request(server.url, method, `/api/v1${path}`, body, { authorization: `Bearer ${tokenOf(board.access_links[role])}`, ...(userId ? { 'x-user-id': userId } : {}) });
+/** Calls the API with a student's personal link (a student owns its zones only through it). */
+const callAsStudent = async (board: CreatedBoard, userId: string, method: string, path: string, body?: unknown): Promise<ApiResponse> =>
+  request(server.url, method, `/api/v1${path}`, body, { authorization: `Bearer ${(await server.personalLink(board.board_uuid, userId)).token}` });
 const framePath = (board: CreatedBoard, frameId: string, suffix = '') => `/boards/${board.board_uuid}/frames/${frameId}${suffix}`;
 const getFrame = async (board: CreatedBoard, frameId: string) => (await server.api('GET', framePath(board, frameId))).body;
 const names = (res: ApiResponse) => (res.body as Array<{ name: string }>).map((f) => f.name);
 const zoneNames = async (board: CreatedBoard) => names(await server.api('GET', `/boards/${board.board_uuid}/frames?assigned=true`));
 
-/** Connects a participant over a socket, which makes its id known to the board. */
+/** Connects a participant over a socket with its personal link, which makes its id known to the board. */
 async function join(board: CreatedBoard, userId: string): Promise<void> {
-  const client = connectBoardClient({ url: server.socketUrl(board.access_links.guest, { user_id: userId }), name: board.board_uuid });
+  const { link } = await server.personalLink(board.board_uuid, userId);
+  const client = connectBoardClient({ url: server.socketUrl(link), name: board.board_uuid });
   clients.push(client);
   await client.synced();
 }
@@ -175,6 +179,8 @@ describe('PATCH and DELETE of a zone', () => {
       expectErrorBody(await callAs(board, 'guest', userId, 'PATCH', path, { bounds_x: 500 }), { statusCode: 403, error: 'Forbidden', path: `/api/v1${path}` });
       expectErrorBody(await callAs(board, 'guest', userId, 'DELETE', path), { statusCode: 403, error: 'Forbidden', path: `/api/v1${path}` });
     }
+    expectErrorBody(await callAsStudent(board, 'owner', 'PATCH', path, { bounds_x: 500 }), { statusCode: 403, error: 'Forbidden', path: `/api/v1${path}` });
+    expectErrorBody(await callAsStudent(board, 'owner', 'DELETE', path), { statusCode: 403, error: 'Forbidden', path: `/api/v1${path}` });
     expect(await getFrame(board, zone.id)).toEqual(zone);
     expect((await callAs(board, 'host', null, 'PATCH', path, { name: 'By host token' })).status).toBe(200);
   });
@@ -380,21 +386,25 @@ describe('what a guest sees of zones over REST', () => {
 
   it('lists plain frames, visible zones and the own hidden zone, but neither hidden zones of others nor host_only zones', async () => {
     const path = `/boards/${board.board_uuid}/frames`;
-    expect(list(await callAs(board, 'guest', 'me', 'GET', path))).toEqual(['plain', 'visible of other', 'hidden of mine', 'visible of mine']);
-    expect(list(await callAs(board, 'guest', 'me', 'GET', `${path}?assigned=true`))).toEqual(['visible of other', 'hidden of mine', 'visible of mine']);
-    expect(list(await callAs(board, 'guest', 'other', 'GET', path))).toEqual(['plain', 'visible of other', 'hidden of other', 'visible of mine']);
+    expect(list(await callAsStudent(board, 'me', 'GET', path))).toEqual(['plain', 'visible of other', 'hidden of mine', 'visible of mine']);
+    expect(list(await callAsStudent(board, 'me', 'GET', `${path}?assigned=true`))).toEqual(['visible of other', 'hidden of mine', 'visible of mine']);
+    expect(list(await callAsStudent(board, 'other', 'GET', path))).toEqual(['plain', 'visible of other', 'hidden of other', 'visible of mine']);
     expect(list(await callAs(board, 'guest', null, 'GET', path))).toEqual(['plain', 'visible of other', 'visible of mine']);
+    const mine = await server.personalLink(board.board_uuid, 'me');
+    expect(list(await request(server.url, 'GET', `/api/v1${path}?token=${mine.token}`))).toEqual(['plain', 'visible of other', 'hidden of mine', 'visible of mine']);
+    // A user id declared next to the shared guest link owns nothing.
+    expect(list(await callAs(board, 'guest', 'me', 'GET', path))).toEqual(['plain', 'visible of other', 'visible of mine']);
     const byQuery = await request(server.url, 'GET', `/api/v1${path}?token=${tokenOf(board.access_links.guest)}&user_id=me`);
-    expect(list(byQuery)).toEqual(['plain', 'visible of other', 'hidden of mine', 'visible of mine']);
+    expect(list(byQuery)).toEqual(['plain', 'visible of other', 'visible of mine']);
   });
 
   it('answers 404 to a guest reading a zone it may not see, and 200 for the ones it may', async () => {
     for (const name of ['hidden of other', 'host only of mine']) {
       const path = framePath(board, ids[name]!);
-      expectErrorBody(await callAs(board, 'guest', 'me', 'GET', path), { statusCode: 404, error: 'Not Found', path: `/api/v1${path}` });
+      expectErrorBody(await callAsStudent(board, 'me', 'GET', path), { statusCode: 404, error: 'Not Found', path: `/api/v1${path}` });
     }
     for (const name of ['plain', 'visible of other', 'hidden of mine']) {
-      const res = await callAs(board, 'guest', 'me', 'GET', framePath(board, ids[name]!));
+      const res = await callAsStudent(board, 'me', 'GET', framePath(board, ids[name]!));
       expect(res.status).toBe(200);
       expect(res.body.name).toBe(name);
     }

@@ -27,10 +27,35 @@ export interface TestServer {
   api<T = any>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse<T>>;
   /** Creates another organization and returns its API key. */
   newOrganization(plan?: Plan): Promise<{ apiKey: string; organizationId: string }>;
+  /**
+   * The personal link of `userId` on a board (created, or the one it already has), as the
+   * organization's API key: the only credential that owns the zones assigned to `userId`.
+   */
+  personalLink(boardId: string, userId: string, fields?: PersonalLinkFields): Promise<PersonalLink>;
   /** Stops the server (the database is kept, so a new server can reopen it). */
   stop(): Promise<void>;
   /** Stops the server and drops its database. */
   close(): Promise<void>;
+}
+
+/** Optional fields of a personal link (`POST /boards/<id>/participant-links`). */
+export interface PersonalLinkFields {
+  user_name?: string;
+  external_user_id?: string;
+  external_source?: string;
+}
+
+/** A personal link as the API answers it. */
+export interface PersonalLink {
+  user_id: string;
+  user_name: string | null;
+  user_type: 'verified-student' | 'authenticated';
+  external_user_id: string | null;
+  external_source: string | null;
+  token: string;
+  link: string;
+  expires_at: string;
+  created_at: string;
 }
 
 export interface TestServerOptions {
@@ -105,6 +130,13 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     async newOrganization(plan = 'professional') {
       const created = await app.organizations.create({ name: 'Other organization', plan });
       return { apiKey: created.apiKey, organizationId: created.organization.id };
+    },
+    async personalLink(boardId, userId, fields = {}) {
+      const issued = await server.api<PersonalLink>('POST', `/boards/${boardId}/participant-links`, { user_id: userId, ...fields });
+      if (issued.status !== 201 && issued.status !== 200) {
+        throw new Error(`personal link of ${userId} not issued: ${issued.status} ${JSON.stringify(issued.body)}`);
+      }
+      return issued.body;
     },
     stop: () => app.close(),
     async close() {

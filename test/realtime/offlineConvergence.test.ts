@@ -26,19 +26,25 @@ afterEach(async () => {
   await database.drop();
 });
 
+const PEOPLE = ['alice', 'bob', 'carol'] as const;
+
 interface Board {
   boardId: string;
-  guestLink: string;
+  /** Personal links, issued up front: they outlive a restart, as the board does. */
+  links: Record<(typeof PEOPLE)[number], string>;
 }
 
 async function createBoard(): Promise<Board> {
   const res = await server.api('POST', '/boards', { title: `Offline ${randomUUID().slice(0, 8)}` });
   expect(res.status).toBe(201);
-  return { boardId: res.body.board_uuid, guestLink: res.body.access_links.guest };
+  const boardId = res.body.board_uuid as string;
+  const links = await Promise.all(PEOPLE.map(async (userId) => [userId, (await server.personalLink(boardId, userId)).link] as const));
+  return { boardId, links: Object.fromEntries(links) as Board['links'] };
 }
 
-async function join(on: TestServer, board: Board, userId: string): Promise<BoardClient> {
-  const client = connectBoardClient({ url: on.socketUrl(board.guestLink, { user_id: userId }), name: board.boardId });
+/** Joins as `userId` with its personal link, so object events name it. */
+async function join(on: TestServer, board: Board, userId: (typeof PEOPLE)[number]): Promise<BoardClient> {
+  const client = connectBoardClient({ url: on.socketUrl(board.links[userId]), name: board.boardId });
   clients.push(client);
   await client.synced();
   return client;

@@ -36,15 +36,23 @@ async function createBoard(body: Record<string, unknown> = {}): Promise<CreatedB
   return created.body as CreatedBoard;
 }
 
+/** A board's shared host or guest link, or a personal link (`{ link }`, see TestServer.personalLink). */
+type Who = 'host' | 'guest' | { link: string };
+
 /** Connects a provider client to the board's document; `params` declare the participant (user_id, ...). */
-function connect(board: CreatedBoard, role: 'host' | 'guest', params: Record<string, string> = {}): BoardClient {
-  const client = connectBoardClient({ url: server.socketUrl(board.access_links[role], params), name: board.board_uuid });
+function connect(board: CreatedBoard, who: Who, params: Record<string, string> = {}): BoardClient {
+  const link = typeof who === 'string' ? board.access_links[who] : who.link;
+  const client = connectBoardClient({ url: server.socketUrl(link, params), name: board.board_uuid });
   clients.push(client);
   return client;
 }
 
+/** The personal link of a student of the board. */
+const student = (board: CreatedBoard, userId: string, fields?: Record<string, string>) => server.personalLink(board.board_uuid, userId, fields);
+
 interface Participant {
   user_id: string;
+  user_type: string;
   role: string;
   joined_at: string;
   color: string;
@@ -65,8 +73,8 @@ async function participantsOnceThere(board: CreatedBoard, count: number): Promis
 }
 
 /** Connects a client, waits until it is synced and counted as the board's `count`th participant. */
-async function joinAs(board: CreatedBoard, role: 'host' | 'guest', params: Record<string, string>, count: number): Promise<BoardClient> {
-  const client = connect(board, role, params);
+async function joinAs(board: CreatedBoard, who: Who, params: Record<string, string>, count: number): Promise<BoardClient> {
+  const client = connect(board, who, params);
   await client.synced();
   await participantsOnceThere(board, count);
   return client;
@@ -92,20 +100,22 @@ const listedCount = async (board: CreatedBoard) =>
   )?.participants_count;
 
 describe('participants of a board', () => {
-  it('lists connected participants with user_id, role, joined_at and a hex color', async () => {
+  it('lists connected participants with user_id, user_type, role, joined_at and a hex color', async () => {
     const board = await createBoard();
     const joinedAt = clock.now().toISOString();
     await joinAs(board, 'host', { user_id: 'teacher-1' }, 1);
-    await joinAs(board, 'guest', { user_id: 'student-1' }, 2);
+    await joinAs(board, await student(board, 'student-1'), {}, 2);
+    await joinAs(board, 'guest', { user_id: 'visitor' }, 3);
 
-    const participants = await participantsOnceThere(board, 2);
+    const participants = await participantsOnceThere(board, 3);
     expect(participants).toEqual([
-      { user_id: 'teacher-1', role: 'host', joined_at: joinedAt, color: expect.stringMatching(HEX_COLOR) },
-      { user_id: 'student-1', role: 'guest', joined_at: joinedAt, color: expect.stringMatching(HEX_COLOR) },
+      { user_id: 'teacher-1', user_type: 'authenticated', role: 'host', joined_at: joinedAt, color: expect.stringMatching(HEX_COLOR) },
+      { user_id: 'student-1', user_type: 'authenticated', role: 'guest', joined_at: joinedAt, color: expect.stringMatching(HEX_COLOR) },
+      { user_id: 'visitor', user_type: 'anonymous', role: 'guest', joined_at: joinedAt, color: expect.stringMatching(HEX_COLOR) },
     ]);
 
     const withoutFlag = await readBoard(board, '');
-    expect(withoutFlag.participants_count).toBe(2);
+    expect(withoutFlag.participants_count).toBe(3);
     expect(withoutFlag).not.toHaveProperty('participants');
   });
 
@@ -134,10 +144,21 @@ describe('participants of a board', () => {
     expect(new Set(participants.map((p) => p.user_id)).size).toBe(2);
   });
 
-  it('counts two sockets of the same user_id as one participant until the last of them closes', async () => {
+  it('counts each shared-link socket as a participant of its own, whatever id it declares', async () => {
     const board = await createBoard();
-    const first = await joinAs(board, 'guest', { user_id: 'twin' }, 1);
-    const second = connect(board, 'guest', { user_id: 'twin' });
+    await joinAs(board, 'guest', { user_id: 'same' }, 1);
+    await joinAs(board, 'guest', { user_id: 'same' }, 2);
+    expect((await participantsOnceThere(board, 2)).map((p) => [p.user_id, p.user_type])).toEqual([
+      ['same', 'anonymous'],
+      ['same', 'anonymous'],
+    ]);
+  });
+
+  it('counts two sockets of the same personal link as one participant until the last of them closes', async () => {
+    const board = await createBoard();
+    const twin = await student(board, 'twin');
+    const first = await joinAs(board, twin, {}, 1);
+    const second = connect(board, twin);
     await second.synced();
     const observer = await joinAs(board, 'host', { user_id: 'observer' }, 2);
     expect((await participantsOnceThere(board, 2)).map((p) => p.user_id)).toEqual(['twin', 'observer']);
@@ -194,8 +215,9 @@ describe('board config rules for joining', () => {
 
   it('lets a guest already in a full board open another socket', async () => {
     const board = await createBoard({ config: { max_participants: 1 } });
-    await joinAs(board, 'guest', { user_id: 'solo' }, 1);
-    const again = connect(board, 'guest', { user_id: 'solo' });
+    const solo = await student(board, 'solo');
+    await joinAs(board, solo, {}, 1);
+    const again = connect(board, solo);
     await again.synced();
     addObject(again.doc, { id: randomUUID() });
     await again.saved();
@@ -218,13 +240,15 @@ describe('board config rules for joining', () => {
     expect(member.doc.getMap('objects').has('intruder-object')).toBe(false);
   });
 
-  it('closes an anonymous guest with 4403 when allow_anonymous is false, and admits a guest with user_id and a host', async () => {
+  it('closes a shared-link guest with 4403 when allow_anonymous is false, and admits a personal-link guest and a host', async () => {
     const board = await createBoard({ config: { allow_anonymous: false } });
     const anonymous = connect(board, 'guest');
     expect(await firstClose(anonymous)).toEqual({ code: 4403, reason: 'forbidden' });
+    const declared = connect(board, 'guest', { user_id: 'student-9' });
+    expect(await firstClose(declared)).toEqual({ code: 4403, reason: 'forbidden' });
     expect(await participantsOnceThere(board, 0)).toEqual([]);
 
-    const named = await joinAs(board, 'guest', { user_id: 'student-9' }, 1);
+    const named = await joinAs(board, await student(board, 'student-9'), {}, 1);
     expect(named.closes).toEqual([]);
     await joinAs(board, 'host', {}, 2);
     expect((await eventsOnceThere('participant.joined', board, 2)).map((e) => e.user.user_type)).toEqual(['authenticated', 'anonymous']);
@@ -248,7 +272,7 @@ describe('participant and session events', () => {
   it('publishes participant.joined with exactly the payload of the spec', async () => {
     const board = await createBoard({ title: 'Physics 101', external_id: 'course-42', external_data: { course: 'physics', term: 3 } });
     const joinedAt = clock.now().toISOString();
-    await joinAs(board, 'guest', { user_id: 'stu-7', user_name: 'Ada', external_user_id: 'lms-77', external_source: 'moodle' }, 1);
+    await joinAs(board, await student(board, 'stu-7', { user_name: 'Ada', external_user_id: 'lms-77', external_source: 'moodle' }), {}, 1);
 
     expect(await eventsOnceThere('participant.joined', board, 1)).toEqual([
       {
@@ -274,9 +298,15 @@ describe('participant and session events', () => {
     ['authenticated for a user_id alone', 'host', { user_id: 'teacher-5' }, { user_id: 'teacher-5', user_role: 'host', user_type: 'authenticated' }],
     [
       'authenticated, with no external ids, for a user_id and an external_source',
+      'host',
+      { user_id: 'teacher-6', external_source: 'moodle' },
+      { user_id: 'teacher-6', user_role: 'host', user_type: 'authenticated' },
+    ],
+    [
+      'anonymous, its declared id a display name and no external ids, for a shared-link guest',
       'guest',
-      { user_id: 'student-5', external_source: 'moodle' },
-      { user_id: 'student-5', user_role: 'guest', user_type: 'authenticated' },
+      { user_id: 'student-5', user_name: 'Ada', external_user_id: 'lms-5', external_source: 'moodle' },
+      { user_id: 'student-5', user_name: 'Ada', user_role: 'guest', user_type: 'anonymous' },
     ],
     ['anonymous without any id', 'guest', {}, { user_id: expect.any(String), user_role: 'guest', user_type: 'anonymous' }],
     ['anonymous, with no external ids, for an external_source alone', 'guest', { external_source: 'moodle' }, { user_id: expect.any(String), user_role: 'guest', user_type: 'anonymous' }],

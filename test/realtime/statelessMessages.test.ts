@@ -205,6 +205,7 @@ describe('participant:location', () => {
     expect(Object.keys(byUser).sort()).toEqual(['assistant', 'classmate', 'student', 'teacher']);
     expect(byUser.student).toEqual({
       user_id: 'student',
+      user_type: 'anonymous',
       role: 'guest',
       joined_at: expect.stringMatching(ISO_TIMESTAMP),
       color: expect.stringMatching(/^#[0-9a-f]{6}$/i),

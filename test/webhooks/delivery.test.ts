@@ -152,7 +152,9 @@ describe('deliveries of board events', () => {
 describe('deliveries of session and participant events', () => {
   it('delivers session.started and participant.joined when a provider client joins, then participant.left and session.ended', async () => {
     const board = await createBoard(server.api);
-    const client = connect(board, 'guest', { user_id: 'stu-7', user_name: 'Ada', external_user_id: 'lms-77', external_source: 'moodle' });
+    const ada = await server.personalLink(board.board_uuid, 'stu-7', { user_name: 'Ada', external_user_id: 'lms-77', external_source: 'moodle' });
+    const client = connectBoardClient({ url: server.socketUrl(ada.link), name: board.board_uuid });
+    clients.push(client);
     await client.synced();
     const scope = { board_id: board.board_uuid, organization_id: server.organizationId, external_data: EXTERNAL_DATA };
     const user = { user_id: 'stu-7', user_name: 'Ada', user_role: 'guest', user_type: 'verified-student', external_user_id: 'lms-77', external_source: 'moodle' };

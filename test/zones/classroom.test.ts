@@ -10,7 +10,8 @@ import { eventually, request, startTestServer, type TestServer } from '../helper
  * The classroom flow end to end (SPEC "Frame and zone", "Zone assignment"): a teacher
  * prepares 30 hidden student zones, each student draws in its own zone's document, and
  * switching the zones to visible lets everyone look at (never edit) everyone's work.
- * Each participant shares one socket between all the documents it opens.
+ * Each student holds the personal link bulk assignment handed out for it, and shares one
+ * socket between all the documents it opens.
  */
 
 const STUDENTS = 30;
@@ -136,20 +137,24 @@ describe('a classroom of 30 students in hidden, then visible zones', () => {
       }),
     );
     const bulk = await server.api('POST', `/boards/${boardId}/zones/bulk-assign`, {
+      issue_links: true,
       assignments: zoneIds.map((frame_id, index) => ({ frame_id, user_id: studentId(index) })),
     });
     expect(bulk.status).toBe(200);
     expect(bulk.body).toMatchObject({ assigned: STUDENTS, failed: 0 });
-    expect(bulk.body.results).toEqual(zoneIds.map((frame_id) => ({ frame_id, success: true, zone_version: 3 })));
+    expect(bulk.body.results).toEqual(
+      zoneIds.map((frame_id, index) => ({ frame_id, success: true, zone_version: 3, participant_link: expect.objectContaining({ user_id: studentId(index) }) })),
+    );
+    const studentLinks = (bulk.body.results as Array<{ participant_link: { link: string } }>).map((result) => result.participant_link.link);
     const zones = (await server.api('GET', `${frames}?assigned=true`)).body as Array<Record<string, any>>;
     expect(zones).toHaveLength(STUDENTS);
     for (const zone of zones) expect(zone).toMatchObject({ zone_visibility: 'hidden', assigned_user_id: studentId(zoneIds.indexOf(zone.id)) });
     const zoneDocument = (index: number) => `${boardId}/zones/${zoneIds[index]}`;
 
-    // Every student opens its own zone document and draws in it.
-    const guestToken = tokenOf(guestLink);
-    const studentSockets = Array.from({ length: STUDENTS }, (_, index) => openSocket(guestLink, studentId(index)));
-    const own = studentSockets.map((socket, index) => open(socket, zoneDocument(index), guestToken));
+    // Every student opens its own zone document with its personal link and draws in it.
+    const studentToken = (index: number) => tokenOf(studentLinks[index]!);
+    const studentSockets = Array.from({ length: STUDENTS }, (_, index) => openSocket(studentLinks[index]!, studentId(index)));
+    const own = studentSockets.map((socket, index) => open(socket, zoneDocument(index), studentToken(index)));
     await eventually(() => own.every((opened) => opened.provider.isSynced && opened.provider.unsyncedChanges === 0), 20_000);
     expect(own.every((opened) => opened.provider.authorizedScope === 'read-write')).toBe(true);
     own.forEach((opened, index) => {
@@ -163,19 +168,22 @@ describe('a classroom of 30 students in hidden, then visible zones', () => {
     expect(own.flatMap((opened) => opened.refusals)).toEqual([]);
     const expectedIds = (index: number) => [`s${index + 1}-a`, `s${index + 1}-b`];
 
-    // Hidden: a student is refused every other student's zone (on a second socket, closed afterwards).
-    const probeSockets = Array.from({ length: STUDENTS }, (_, index) => openSocket(guestLink, studentId(index)));
+    // Hidden: a student is refused every other student's zone (on a second socket, closed afterwards),
+    // and so is the shared guest link, whoever it says it is.
+    const probeSockets = Array.from({ length: STUDENTS }, (_, index) => openSocket(studentLinks[index]!, studentId(index)));
     const probes = probeSockets.flatMap((socket, index) =>
-      zoneIds.map((_, other) => other).filter((other) => other !== index).map((other) => open(socket, zoneDocument(other), guestToken)),
+      zoneIds.map((_, other) => other).filter((other) => other !== index).map((other) => open(socket, zoneDocument(other), studentToken(index))),
     );
+    const impostor = openSocket(guestLink, studentId(0));
+    probes.push(open(impostor, zoneDocument(0), tokenOf(guestLink)));
     await eventually(() => probes.every((probe) => probe.refusals.length > 0), 30_000);
     expect(new Set(probes.flatMap((probe) => probe.refusals))).toEqual(new Set(['zone-forbidden']));
     expect(probes.some((probe) => probe.provider.isSynced || probe.doc.getMap('objects').size > 0)).toBe(false);
-    for (const socket of probeSockets) socket.destroy();
+    for (const socket of [...probeSockets, impostor]) socket.destroy();
     // ...and REST shows each student only its own drawing.
     await Promise.all(
       own.map(async (_, index) => {
-        const objects = await stateObjects(boardId, { authorization: `Bearer ${guestToken}`, 'x-user-id': studentId(index) });
+        const objects = await stateObjects(boardId, { authorization: `Bearer ${studentToken(index)}` });
         expect(objects.map((object) => object.id).sort()).toEqual(expectedIds(index));
       }),
     );
@@ -204,7 +212,7 @@ describe('a classroom of 30 students in hidden, then visible zones', () => {
 
     // Now every student opens every other zone, read-only, and sees its content.
     const views = studentSockets.map((socket, index) =>
-      zoneIds.map((_, other) => (other === index ? own[index]! : open(socket, zoneDocument(other), guestToken))),
+      zoneIds.map((_, other) => (other === index ? own[index]! : open(socket, zoneDocument(other), studentToken(index)))),
     );
     const othersOf = (index: number) => views[index]!.filter((_, other) => other !== index);
     // Synced, and each handshake's own acknowledgement is in: later acks answer later writes.
@@ -245,7 +253,7 @@ describe('a classroom of 30 students in hidden, then visible zones', () => {
     // REST agrees, for the teacher and for a student alike.
     const expectedAll = zoneIds.flatMap((_, index) => finalIds(index)).sort();
     expect((await stateObjects(boardId)).map((object) => object.id).sort()).toEqual(expectedAll);
-    const asStudent = await stateObjects(boardId, { authorization: `Bearer ${guestToken}`, 'x-user-id': studentId(0) });
+    const asStudent = await stateObjects(boardId, { authorization: `Bearer ${studentToken(0)}` });
     expect(asStudent.map((object) => object.id).sort()).toEqual(expectedAll);
     expect(JSON.stringify(asStudent)).not.toContain('graffiti');
   });

@@ -112,8 +112,10 @@ async function stateObjects(board: CreatedBoard, as?: { link: string; userId?: s
   return read.body.state.objects;
 }
 
-const linkOf = (board: CreatedBoard, role: Role) => (role === 'host' ? board.access_links.host : board.access_links.guest);
 const userOf: Record<Role, string> = { host: 'teacher', owner: OWNER, other: OTHER };
+/** The host link, or the personal link of the owner or of the other student (only a personal link owns a zone). */
+const linkOf = async (board: CreatedBoard, role: Role) =>
+  role === 'host' ? board.access_links.host : (await server.personalLink(board.board_uuid, userOf[role])).link;
 
 const ROLE_NAMES: Record<Role, string> = { host: 'host', owner: 'owner', other: 'other guest' };
 const OUTCOMES: Record<Access, string> = {
@@ -149,7 +151,8 @@ describe('opening and writing a zone document, per zone_visibility and role', ()
       await writer.saved();
       await eventually(() => observer.doc.getMap('objects').has('seed'));
 
-      const client = connect(linkOf(board, role), userOf[role], name);
+      const link = await linkOf(board, role);
+      const client = connect(link, userOf[role], name);
 
       if (access === 'none') {
         await eventually(() => client.refusals.length > 0);
@@ -158,7 +161,7 @@ describe('opening and writing a zone document, per zone_visibility and role', ()
         expect(client.doc.getMap('objects').size).toBe(0);
         expect(contains(client.received, seed)).toBe(false);
         // Refused for that document only: the same socket still opens the board document.
-        const boardProvider = new HocuspocusProvider({ websocketProvider: client.socket, name: board.board_uuid, token: tokenOf(linkOf(board, role)) });
+        const boardProvider = new HocuspocusProvider({ websocketProvider: client.socket, name: board.board_uuid, token: tokenOf(link) });
         extraProviders.push(boardProvider);
         boardProvider.attach();
         await eventually(() => boardProvider.isSynced);
@@ -234,17 +237,20 @@ describe('GET /boards/:id state.objects holds exactly the zone objects the calle
   const expected = (...keys: Array<keyof typeof frames>) =>
     keys.map((key) => ({ id: `in-${key}`, zone_id: frames[key] })).sort((a, b) => a.id.localeCompare(b.id));
 
-  const VIEWS: Array<{ who: string; as: (board: CreatedBoard) => { link: string; userId?: string } | undefined; sees: Array<keyof typeof frames> }> = [
+  type View = { link: string; userId?: string } | undefined;
+  const personal = async (b: CreatedBoard, userId: string): Promise<View> => ({ link: (await server.personalLink(b.board_uuid, userId)).link });
+  const VIEWS: Array<{ who: string; as: (board: CreatedBoard) => View | Promise<View>; sees: Array<keyof typeof frames> }> = [
     { who: 'the host with the API key', as: () => undefined, sees: ['visible', 'hidden', 'hostOnly', 'plain'] },
     { who: 'the host with the host token', as: (b) => ({ link: b.access_links.host, userId: 'teacher' }), sees: ['visible', 'hidden', 'hostOnly', 'plain'] },
-    { who: 'the owner (guest token, X-User-Id of the assignment)', as: (b) => ({ link: b.access_links.guest, userId: OWNER }), sees: ['visible', 'hidden', 'plain'] },
-    { who: 'another guest', as: (b) => ({ link: b.access_links.guest, userId: OTHER }), sees: ['visible', 'plain'] },
+    { who: 'the owner (its personal link)', as: (b) => personal(b, OWNER), sees: ['visible', 'hidden', 'plain'] },
+    { who: 'another student (its personal link)', as: (b) => personal(b, OTHER), sees: ['visible', 'plain'] },
+    { who: 'a shared-link guest declaring the owner’s id (X-User-Id)', as: (b) => ({ link: b.access_links.guest, userId: OWNER }), sees: ['visible', 'plain'] },
     { who: 'a guest without a declared user id', as: (b) => ({ link: b.access_links.guest }), sees: ['visible', 'plain'] },
   ];
 
   for (const { who, as, sees } of VIEWS) {
     it(`${who} sees the board object and exactly the zone objects it may read, each with its zone_id`, async () => {
-      const objects = await stateObjects(board, as(board));
+      const objects = await stateObjects(board, await as(board));
       expect(boardNote(objects)).toMatchObject({ type: 'note', data: { text: 'on the board' } });
       expect(objects.filter((object) => object.zone_id === undefined)).toHaveLength(1);
       expect(zoneObjects(objects)).toEqual(expected(...sees));
