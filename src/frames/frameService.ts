@@ -8,6 +8,7 @@ import { requireHost, type Caller } from '../boards/caller.js';
 import type { Clock } from '../clock.js';
 import { AppError, ERROR_KINDS, errors } from '../errors.js';
 import type { Db } from '../store/database.js';
+import { MAX_COORDINATE } from '../boards/schemas.js';
 import { FRAME_DEFAULTS, frameFromRow, zoneDocumentName, type Bounds, type Frame } from './frame.js';
 import type { FrameDirectory } from './frameDirectory.js';
 import type { AssignInput, BulkAssignInput, CreateFrameInput, FrameFieldsInput } from './schemas.js';
@@ -192,11 +193,19 @@ export class FrameService {
   /** A copy of the frame's geometry, lock mode and color, offset; never its objects or assignment. */
   async clone(caller: Caller, boardId: string, frameId: string, input: { offsetX?: number; offsetY?: number; name?: string }): Promise<Frame> {
     const source = await this.get(caller, boardId, frameId);
+    const x = source.bounds.x + (input.offsetX ?? 0);
+    const y = source.bounds.y + (input.offsetY ?? 0);
+    // The copy must stay where a frame may be created (the schema's bound on coordinates).
+    const outside = [['offsetX', x] as const, ['offsetY', y] as const].filter(([, value]) => Math.abs(value) > MAX_COORDINATE);
+    if (outside.length > 0) {
+      const details = outside.map(([field]) => ({ field, message: `would place the copy beyond ±${MAX_COORDINATE} px` }));
+      throw errors.badRequest(details.map((d) => `${d.field} ${d.message}`), details);
+    }
     return this.create(caller, boardId, {
       name: input.name ?? `${source.name} (Copy)`.slice(0, 255),
       order: source.order,
-      bounds_x: source.bounds.x + (input.offsetX ?? 0),
-      bounds_y: source.bounds.y + (input.offsetY ?? 0),
+      bounds_x: x,
+      bounds_y: y,
       bounds_width: source.bounds.width,
       bounds_height: source.bounds.height,
       lock_mode: source.lockMode,

@@ -113,6 +113,14 @@ describe('hostile REST input is refused at the edge and changes nothing', () => 
       expect(read.body).toMatchObject({ order: 2_147_483_647, bounds_x: -1e9, bounds_y: 1e9 - 100 });
     });
 
+    it('refuses a clone whose offset would carry it past the bound, and stores no copy', async () => {
+      const source = await server.api('POST', `/boards/${boardId}/frames`, { name: 'far', bounds_x: 9e8 });
+      const before = (await frames()).length;
+      const res = await server.api('POST', `/boards/${boardId}/frames/${source.body.id}/clone`, { offsetX: 5e8 });
+      expectErrorBody(res, { statusCode: 400, error: 'Bad Request', field: 'offsetX' });
+      expect((await frames()).length).toBe(before);
+    });
+
     it('refuses object positions and sizes beyond the bound', async () => {
       const res = await server.api('POST', `/boards/${boardId}/objects`, { type: 'a', data: {}, position: { x: 1e308, y: 0 } });
       expectErrorBody(res, { statusCode: 400, error: 'Bad Request', field: 'position.x' });
