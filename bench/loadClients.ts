@@ -3,7 +3,7 @@ import * as decoding from 'lib0/decoding';
 import * as encoding from 'lib0/encoding';
 import WebSocket from 'ws';
 import * as Y from 'yjs';
-import { encodeUpdateFrame, MessageType } from '../src/realtime/frames.js';
+import { encodeUpdateFrame, MessageType } from '../src/realtime/wireFrames.js';
 
 /** A sender: it changes its own object at a fixed rate, stamping the send time into it. */
 export interface LoadClient {
@@ -84,7 +84,7 @@ export function liteClient(url: string, documentName: string, token: string, id:
 
 /** A real provider client; it also records the fan-out latency of every update it receives. */
 export function realClient(url: string, documentName: string, token: string, id: string, latencies: number[]): LoadClient {
-  const socket = new HocuspocusProviderWebsocket({ url, WebSocketPolyfill: WebSocket as unknown as typeof globalThis.WebSocket });
+  const socket = new HocuspocusProviderWebsocket({ url, WebSocketPolyfill: WebSocket });
   const doc = new Y.Doc();
   let acks = 0;
   const provider = new HocuspocusProvider({ websocketProvider: socket, name: documentName, document: doc, token });

@@ -48,7 +48,7 @@ function startProcess(args: string[], env: Record<string, string>): Promise<{ ch
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let output = '';
-    child.stdout!.on('data', (chunk) => {
+    child.stdout.on('data', (chunk) => {
       output += chunk;
       const match = /listening on (http:\/\/\S+)/.exec(output);
       if (match?.[1]) resolve({ child, url: match[1] });

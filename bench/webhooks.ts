@@ -61,7 +61,7 @@ const child = spawn(process.execPath, [...(process.env.BENCH_SERVER_NODE_ARGS?.s
 });
 const url = await new Promise<string>((resolve, reject) => {
   let output = '';
-  child.stdout!.on('data', (chunk) => {
+  child.stdout.on('data', (chunk) => {
     output += chunk;
     const match = /listening on (http:\/\/\S+)/.exec(output);
     if (match?.[1]) resolve(match[1]);

@@ -1,47 +1,35 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Router } from 'express';
 import { AccessTokens } from './boards/accessTokens.js';
 import { BoardAccess } from './boards/boardAccess.js';
-import { boardRoutes } from './boards/boardRoutes.js';
 import { BoardService } from './boards/boardService.js';
 import { ExpirySweeper } from './boards/expirySweeper.js';
 import { ParticipantLinks } from './boards/participantLinks.js';
-import { participantLinksRoutes } from './boards/participantLinksRoutes.js';
 import { systemClock, type Clock } from './clock.js';
 import type { AppConfig } from './config.js';
 import { EventBus } from './events/bus.js';
-import { ApiKeyAuthenticator, requireOrganizationCredential } from './http/auth.js';
-import { authenticateBoardCaller } from './http/boardCaller.js';
+import { apiRouter } from './http/apiRouter.js';
 import { createHttpApp } from './http/httpApp.js';
 import { FrameDirectory } from './frames/frameDirectory.js';
-import { frameRoutes } from './frames/frameRoutes.js';
 import { FrameService } from './frames/frameService.js';
 import { ParticipantHistory } from './boards/participantHistory.js';
 import { createLogger, type Logger } from './logger.js';
-import { adminRoutes } from './organizations/adminRoutes.js';
 import { OrganizationService } from './organizations/organizationService.js';
 import { isPlan } from './organizations/plans.js';
-import { apiRateLimits } from './rateLimits/apiRateLimits.js';
-import { meterApiCalls } from './quotas/apiCallMeter.js';
+import { ApiRateLimits } from './rateLimits/apiRateLimits.js';
 import { OrganizationQueue, PlanRead, RowLock } from './quotas/organizationSerializer.js';
 import { QuotaService } from './quotas/quotaService.js';
-import { quotaRoutes } from './quotas/quotaRoutes.js';
 import { SocketMessageMeter } from './quotas/socketMessageMeter.js';
 import { UsageGauges } from './quotas/usageGauges.js';
 import { UsageStore } from './quotas/usageStore.js';
-import { objectTypeRoutes } from './objectTypes/objectTypeRoutes.js';
 import { ObjectTypeService } from './objectTypes/objectTypeService.js';
 import { createRealtime } from './realtime/realtime.js';
-import { authRoutes } from './users/authRoutes.js';
-import { organizationRoutes } from './users/organizationRoutes.js';
 import { createUsers } from './users/users.js';
 import { openDatabase } from './store/database.js';
 import { createLimiterStore } from './store/limiterStore.js';
 import type { DocumentStore } from './store/documentStore.js';
 import { migrate } from './store/migrator.js';
 import { serverSecret } from './store/secrets.js';
-import { webhookRoutes } from './webhooks/webhookRoutes.js';
 import { createWebhooks, type Webhooks } from './webhooks/webhooks.js';
 
 export interface AppOptions {
@@ -156,25 +144,21 @@ export async function startApp(options: AppOptions): Promise<App> {
   const expirySweeper = new ExpirySweeper(boards, config.expirySweepIntervalMs, logger);
   // One store (one Redis connection) for the API rate limits and the login throttle.
   const limiters = await createLimiterStore({ redisUrl: config.redisUrl, logger });
-  const rateLimits = apiRateLimits({ config: config.rateLimits, limiters, clock });
-  const apiKeys = new ApiKeyAuthenticator(organizations, [rateLimits, meterApiCalls(quotas)]);
-  const requireApiKey = apiKeys.required();
-  const boardAuth = authenticateBoardCaller(apiKeys, access);
   const users = await createUsers({ prisma: db, clock, logger, jwtSecret: config.jwtSecret, limiters });
-  const api = Router();
-  api.use('/admin', adminRoutes(organizations, config.adminToken));
-  api.use(
-    '/boards',
-    boardRoutes(boards, realtime.documents, frames, { organization: requireApiKey, board: boardAuth }),
-    frameRoutes(frames, boardAuth),
-    participantLinksRoutes(links, boardAuth),
-  );
-  api.use('/webhooks', requireApiKey, webhookRoutes(webhooks.subscriptions));
-  api.use('/object-types', requireApiKey, objectTypeRoutes(objectTypes));
-  api.use('/auth', authRoutes(users.auth));
-  const requireKeyOrUserToken = requireOrganizationCredential(apiKeys, users.tokens);
-  api.use('/organizations', organizationRoutes(organizations, requireKeyOrUserToken));
-  api.use('/quota', quotaRoutes(quotas, requireKeyOrUserToken));
+  const api = apiRouter({
+    adminToken: config.adminToken,
+    organizations,
+    access,
+    boards,
+    documents: realtime.documents,
+    frames,
+    links,
+    subscriptions: webhooks.subscriptions,
+    objectTypes,
+    users,
+    quotas,
+    rateLimits: new ApiRateLimits({ config: config.rateLimits, limiters, clock }),
+  });
   const app = createHttpApp({
     logger,
     now: () => clock.now(),

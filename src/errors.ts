@@ -51,6 +51,8 @@ export const errors = {
   payloadTooLarge: (message = 'Request body is too large') => new AppError('payload_too_large', message),
   unprocessable: (message: string | string[], details?: FieldError[]) => new AppError('unprocessable', message, details),
   unavailable: (message: string) => new AppError('unavailable', message),
+  /** 429; the body carries `retryAfter` (seconds) and the HTTP renderer repeats it as `Retry-After`. */
+  tooManyRequests: (message: string, retryAfterSeconds: number) => new AppError('too_many_requests', message, undefined, { retryAfter: retryAfterSeconds }),
   /** A quota of the plan is used up (402, SPEC Errors: `quotaType`, `current`, `limit`, `upgradeUrl`). */
   quotaExceeded: (quota: { quotaType: string; current: number; limit: number; upgradeUrl: string }) =>
     new AppError('payment_required', `Quota exceeded: ${quota.quotaType} (${quota.current} of ${quota.limit} used)`, undefined, quota),

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from './helpers/testDatabase.js';
+import { serverForSuite, restartsForSuite } from './helpers/fixtures.js';
 import { expectErrorBody } from './helpers/assertions.js';
 import { request, startTestServer, type TestServer } from './helpers/testServer.js';
 
@@ -8,13 +8,7 @@ const ADMIN_TOKEN = `admin-${randomBytes(16).toString('hex')}`;
 const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
 describe('health and readiness', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer();
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
+  const { server } = serverForSuite();
 
   it('GET /health answers 200 {"status":"ok"} without credentials', async () => {
     const response = await request(server.url, 'GET', '/health');
@@ -30,13 +24,7 @@ describe('health and readiness', () => {
 });
 
 describe('admin API without ADMIN_TOKEN', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer();
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
+  const { server } = serverForSuite();
 
   it('answers 404 with the spec error body on every admin route, whatever the bearer', async () => {
     const calls: Array<[string, string, unknown]> = [
@@ -192,19 +180,10 @@ describe('admin API with ADMIN_TOKEN', () => {
 
 describe('BOOTSTRAP_API_KEY and BOOTSTRAP_PLAN', () => {
   const key = `bootstrap-${randomBytes(24).toString('hex')}`;
-  let database: TestDatabase;
-  let server: TestServer | undefined;
-
-  beforeAll(async () => {
-    database = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await server?.stop();
-    await database?.drop();
-  });
+  const servers = restartsForSuite();
 
   it('accepts the bootstrap key and puts its organization on BOOTSTRAP_PLAN', async () => {
-    server = await startTestServer({ database, env: { BOOTSTRAP_API_KEY: key, BOOTSTRAP_PLAN: 'business' } });
+    const server = await servers.restart({ env: { BOOTSTRAP_API_KEY: key, BOOTSTRAP_PLAN: 'business' } });
     const list = await request(server.url, 'GET', '/api/v1/boards', undefined, { 'x-api-key': key });
     expect(list.status).toBe(200);
     const created = await request(server.url, 'POST', '/api/v1/boards', { title: 'Bootstrapped' }, { 'x-api-key': key });
@@ -214,8 +193,7 @@ describe('BOOTSTRAP_API_KEY and BOOTSTRAP_PLAN', () => {
   });
 
   it('reuses the same organization on restart and applies a changed BOOTSTRAP_PLAN', async () => {
-    await server?.stop();
-    server = await startTestServer({ database, env: { BOOTSTRAP_API_KEY: key, BOOTSTRAP_PLAN: 'starter' } });
+    const server = await servers.restart({ env: { BOOTSTRAP_API_KEY: key, BOOTSTRAP_PLAN: 'starter' } });
     const list = await request(server.url, 'GET', '/api/v1/boards', undefined, { 'x-api-key': key });
     expect(list.status).toBe(200);
     expect(list.body.map((board: { title: string }) => board.title)).toEqual(['Bootstrapped']);
@@ -223,16 +201,13 @@ describe('BOOTSTRAP_API_KEY and BOOTSTRAP_PLAN', () => {
   });
 
   it('defaults the bootstrap organization to the professional plan', async () => {
-    await server?.stop();
     const other = `bootstrap-${randomBytes(24).toString('hex')}`;
-    server = await startTestServer({ database, env: { BOOTSTRAP_API_KEY: other } });
+    const server = await servers.restart({ env: { BOOTSTRAP_API_KEY: other } });
     expect((await request(server.url, 'GET', '/api/v1/boards', undefined, { 'x-api-key': other })).status).toBe(200);
     expect((await server.app.organizations.authenticate(other))?.plan).toBe('professional');
   });
 
   it('refuses to start with a BOOTSTRAP_PLAN that is not a plan', async () => {
-    await server?.stop();
-    server = undefined;
-    await expect(startTestServer({ database, env: { BOOTSTRAP_API_KEY: key, BOOTSTRAP_PLAN: 'gold' } })).rejects.toThrow(/BOOTSTRAP_PLAN/);
+    await expect(servers.restart({ env: { BOOTSTRAP_API_KEY: key, BOOTSTRAP_PLAN: 'gold' } })).rejects.toThrow(/BOOTSTRAP_PLAN/);
   });
 });

@@ -3,15 +3,12 @@ import type { Clock } from '../clock.js';
 import { errors, type FieldError } from '../errors.js';
 import type { EventBus } from '../events/bus.js';
 import type { Logger } from '../logger.js';
-import type { FrameDirectory } from '../frames/frameDirectory.js';
-import { zoneDocumentName } from '../frames/frame.js';
-import { placementOf } from '../frames/writeRules.js';
-import type { BoardDocuments } from '../realtime/boardDocuments.js';
 import type { Db } from '../store/database.js';
 import type { AccessTokens } from './accessTokens.js';
 import { requireHost, type Caller } from './caller.js';
 import { boardFromRow, configWithDefaults, DEFAULT_EXPIRES_IN_HOURS, type Board } from './board.js';
 import { putObjects, type BoardObject } from './boardObjects.js';
+import type { DocumentAuthor, LiveDocuments, ZonePlacement } from './ports.js';
 import type { AccessLinks } from './presenter.js';
 import type { BoardConfigInput, BoardStatus, CreateBoardInput, ObjectInput, UpdateBoardInput } from './schemas.js';
 
@@ -24,12 +21,12 @@ export interface BoardServiceDependencies {
   db: Db;
   clock: Clock;
   bus: EventBus;
-  documents: BoardDocuments;
+  documents: LiveDocuments;
   tokens: AccessTokens;
   /** Base of access links (`APP_URL`). */
   appUrl: string;
-  /** The zones whose content lives in their own documents. */
-  frames: FrameDirectory;
+  /** The zones whose content lives in their own documents: where a new object goes. */
+  frames: ZonePlacement;
   /** Signing secrets and URL rules of boards' own `webhook_url`. */
   webhooks: BoardWebhookKeys;
   /** The `boards` quota: active boards are created (or restored) only while the plan has room. */
@@ -214,17 +211,16 @@ export class BoardService {
 
   /**
    * Adds one object through the live document it belongs in (a zone's, when its position lies
-   * in one: frames/writeRules.ts), and resolves once it is durable; the answer carries `zone_id` then.
+   * in one: the `frames` port), and resolves once it is durable; the answer carries `zone_id` then.
    */
   async addObject(caller: Caller, id: string, input: ObjectInput): Promise<BoardObject & { zone_id?: string }> {
     const board = await this.get(caller, id);
-    const target = placementOf(caller, input.position, await this.deps.frames.cachedFramesOfBoard(board.id));
-    if (!target) throw errors.forbidden('The position lies in a zone this caller may not write');
+    const placement = await this.deps.frames.placementOf(board.id, caller, input.position);
+    if (!placement) throw errors.forbidden('The position lies in a zone this caller may not write');
     await this.deps.objectRules.validateObjects(board.organizationId, [input]);
     const object = newObject(input, this.deps.clock.now(), caller.userId);
-    const document = target.kind === 'zone' ? zoneDocumentName(board.id, target.frame.id) : board.id;
-    await this.deps.documents.write(document, documentContext(board, caller.userId), (doc) => putObjects(doc, [object]));
-    return target.kind === 'zone' ? { ...object, zone_id: target.frame.id } : object;
+    await this.deps.documents.write(placement.document, documentAuthor(board, caller.userId), (doc) => putObjects(doc, [object]));
+    return placement.zoneId ? { ...object, zone_id: placement.zoneId } : object;
   }
 
   /**
@@ -298,7 +294,7 @@ export class BoardService {
     });
     if (objects.length > 0) {
       try {
-        await documents.write(id, documentContext(created), (doc) => putObjects(doc, objects));
+        await documents.write(id, documentAuthor(created), (doc) => putObjects(doc, objects));
       } catch (error) {
         this.deps.logger.error({ err: error, board_id: id }, 'initial objects could not be saved; removing the board');
         await this.delete(caller, id).catch(() => undefined);
@@ -383,7 +379,7 @@ function httpTargetOf(url: string): string | null {
   return http && resolved.host !== base.host ? resolved.href : null;
 }
 
-function documentContext(board: Board, userId: string | null = null) {
+function documentAuthor(board: Board, userId: string | null = null): DocumentAuthor {
   return { boardId: board.id, organizationId: board.organizationId, userId };
 }
 

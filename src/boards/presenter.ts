@@ -1,4 +1,4 @@
-import type { ConnectedParticipant } from '../realtime/boardDocuments.js';
+import type { ConnectedParticipant } from './ports.js';
 import type { Board } from './board.js';
 import type { BoardObject } from './boardObjects.js';
 

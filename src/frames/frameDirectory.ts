@@ -1,9 +1,14 @@
+import type { Placement, ZonePlacement } from '../boards/ports.js';
 import type { Db } from '../store/database.js';
-import { frameFromRow, type Frame } from './frame.js';
+import { frameFromRow, zoneDocumentName, type Frame } from './frame.js';
+import { placementOf as writeTargetOf, type Point } from './writeRules.js';
 import { zoneAccess, type Viewer, type ZoneAccess } from './zonePermissions.js';
 
-/** Reads frames without a caller: for the socket side, which decides access per connection. */
-export class FrameDirectory {
+/**
+ * Reads frames without a caller: for the socket side, which decides access per connection,
+ * and for boards, which place new content by the zone rules.
+ */
+export class FrameDirectory implements ZonePlacement {
   /** Frames per board for the write check, which runs on every socket update. */
   private readonly cache = new Map<string, Promise<Frame[]>>();
 
@@ -37,5 +42,12 @@ export class FrameDirectory {
   async accessToZoneDocument(boardId: string, frameId: string, viewer: Viewer): Promise<ZoneAccess> {
     const frame = await this.frame(boardId, frameId);
     return frame ? zoneAccess(frame, viewer) : 'none';
+  }
+
+  async placementOf(boardId: string, writer: Viewer, point: Point): Promise<Placement | null> {
+    const target = writeTargetOf(writer, point, await this.cachedFramesOfBoard(boardId));
+    if (!target) return null;
+    if (target.kind === 'board') return { document: boardId, zoneId: null };
+    return { document: zoneDocumentName(boardId, target.frame.id), zoneId: target.frame.id };
   }
 }

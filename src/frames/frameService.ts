@@ -3,12 +3,13 @@ import type { Board } from '../boards/board.js';
 import type { BoardService } from '../boards/boardService.js';
 import type { BoardObject } from '../boards/boardObjects.js';
 import type { ParticipantLink } from '../boards/participantLinks.js';
-import type { BoardDocuments, ConnectedParticipant } from '../realtime/boardDocuments.js';
 import { requireHost, type Caller } from '../boards/caller.js';
+import type { ConnectedParticipant, LiveDocuments } from '../boards/ports.js';
 import type { Clock } from '../clock.js';
 import { AppError, ERROR_KINDS, errors } from '../errors.js';
 import type { Db } from '../store/database.js';
 import { MAX_COORDINATE } from '../boards/schemas.js';
+import { KeyedQueue } from '../util/keyedQueue.js';
 import { FRAME_DEFAULTS, frameFromRow, zoneDocumentName, type Bounds, type Frame } from './frame.js';
 import type { FrameDirectory } from './frameDirectory.js';
 import type { AssignInput, BulkAssignInput, CreateFrameInput, FrameFieldsInput } from './schemas.js';
@@ -24,7 +25,7 @@ export interface FrameServiceDependencies {
   directory: FrameDirectory;
   clock: Clock;
   boards: BoardService;
-  documents: BoardDocuments;
+  documents: LiveDocuments;
   listener: FrameChangeListener;
   /** Personal links, handed out by bulk assignment with `issue_links`. */
   links: { ensure(board: Board, userIds: readonly string[]): Promise<Map<string, ParticipantLink>> };
@@ -57,7 +58,7 @@ export type BulkAssignResult =
  */
 export class FrameService {
   /** Zone changes of one board run one at a time, so overlap checks cannot race. */
-  private readonly boardLocks = new Map<string, Promise<unknown>>();
+  private readonly boardQueue = new KeyedQueue<string>();
 
   constructor(private readonly deps: FrameServiceDependencies) {}
 
@@ -72,7 +73,7 @@ export class FrameService {
       throw errors.badRequest([`${missing.field} ${missing.message}`], [missing]);
     }
     if (zone) requireHost(caller, 'create zones');
-    return this.locked(board.id, async () => {
+    return this.boardQueue.run(board.id, async () => {
       if (input.parent_frame_id) await this.frameOf(board.id, input.parent_frame_id, 'Parent frame');
       if (participantId) await this.requireParticipant(board.id, participantId);
       const bounds = boundsOf(input, { x: FRAME_DEFAULTS.x, y: FRAME_DEFAULTS.y, width: FRAME_DEFAULTS.width, height: FRAME_DEFAULTS.height });
@@ -155,9 +156,11 @@ export class FrameService {
 
   async update(caller: Caller, boardId: string, frameId: string, input: FrameFieldsInput): Promise<Frame> {
     const board = await this.deps.boards.get(caller, boardId);
-    return this.locked(board.id, async () => {
+    return this.boardQueue.run(board.id, async () => {
       const before = await this.visibleFrame(caller, board.id, frameId);
       if (isZone(before)) requireHost(caller, 'change a zone');
+      // The lock mode steers every participant's viewport, like the host-only `frame:lock` command.
+      if (input.lock_mode !== undefined) requireHost(caller, "change a frame's lock mode");
       const bounds = boundsOf(input, before.bounds);
       const moved = JSON.stringify(bounds) !== JSON.stringify(before.bounds);
       // An archived zone does not count for overlaps, so restoring one must find its area free again.
@@ -183,7 +186,7 @@ export class FrameService {
   /** DELETE: archives the frame; a zone loses its assignment, its objects are kept. */
   async archive(caller: Caller, boardId: string, frameId: string): Promise<Frame> {
     const board = await this.deps.boards.get(caller, boardId);
-    return this.locked(board.id, async () => {
+    return this.boardQueue.run(board.id, async () => {
       const before = await this.visibleFrame(caller, board.id, frameId);
       if (isZone(before)) requireHost(caller, 'delete a zone');
       return this.save(board, before, { visibility: 'archived', assignedParticipantId: null, assignedUserId: null });
@@ -217,13 +220,13 @@ export class FrameService {
   async assign(caller: Caller, boardId: string, frameId: string, input: AssignInput): Promise<Frame> {
     const board = await this.deps.boards.get(caller, boardId);
     requireHost(caller, 'assign zones');
-    return this.locked(board.id, () => this.assignLocked(board, frameId, input));
+    return this.boardQueue.run(board.id, () => this.assignLocked(board, frameId, input));
   }
 
   async unassign(caller: Caller, boardId: string, frameId: string): Promise<Frame> {
     const board = await this.deps.boards.get(caller, boardId);
     requireHost(caller, 'unassign zones');
-    return this.locked(board.id, async () => {
+    return this.boardQueue.run(board.id, async () => {
       const before = await this.frameOf(board.id, frameId);
       return this.save(board, before, { assignedParticipantId: null, assignedUserId: null });
     });
@@ -238,7 +241,7 @@ export class FrameService {
     requireHost(caller, 'assign zones');
     const results: BulkAssignResult[] = [];
     const toUsers: Array<{ result: AssignedResult; userId: string }> = [];
-    await this.locked(board.id, async () => {
+    await this.boardQueue.run(board.id, async () => {
       for (const entry of input.assignments) {
         try {
           const frame = await this.assignLocked(board, entry.frame_id, entry);
@@ -312,17 +315,6 @@ export class FrameService {
     const zones = (await this.deps.directory.framesOfBoard(boardId)).filter((frame) => frame.id !== exceptId && isActiveZone(frame));
     const clash = zones.find((zone) => overlaps(zone.bounds, bounds));
     if (clash) throw errors.conflict(`The zone would overlap zone "${clash.name}" (${clash.id})`);
-  }
-
-  private async locked<T>(boardId: string, work: () => Promise<T>): Promise<T> {
-    const previous = this.boardLocks.get(boardId) ?? Promise.resolve();
-    const next = previous.catch(() => undefined).then(work);
-    this.boardLocks.set(boardId, next);
-    try {
-      return await next;
-    } finally {
-      if (this.boardLocks.get(boardId) === next) this.boardLocks.delete(boardId);
-    }
   }
 }
 

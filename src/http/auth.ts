@@ -2,6 +2,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { AppError, errors } from '../errors.js';
 import { secretsEqual } from '../organizations/credentials.js';
 import type { ApiKeyPrincipal, Organization, OrganizationService } from '../organizations/organizationService.js';
+import type { UserTokenVerifier } from '../users/userTokens.js';
 
 /**
  * Runs on every call authenticated by an API key, after the key is known: rate limits and
@@ -77,19 +78,6 @@ export function organizationOf(res: Response): Organization {
   const organization = res.locals.organization as Organization | undefined;
   if (!organization) throw new Error('an authentication middleware must run before this handler');
   return organization;
-}
-
-/** A user authenticated by an access token (JWT). */
-export interface AuthenticatedUser {
-  id: string;
-  email: string;
-  organizationId: string;
-}
-
-/** Verifies user access tokens; implemented by users/userTokens.ts. */
-export interface UserTokenVerifier {
-  /** The user and its organization (plan read now), or a 401 AppError for a bad or expired token. */
-  verify(token: string): Promise<{ user: AuthenticatedUser; organization: Organization }>;
 }
 
 /** Three base64url segments; an API key never has this shape (no dots). */

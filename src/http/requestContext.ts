@@ -25,7 +25,7 @@ export function requestContext(logger: Logger): RequestHandler {
           status: res.statusCode,
           duration_ms: Number(process.hrtime.bigint() - started) / 1e6,
           ...(boardId ? { board_id: boardId } : {}),
-          ...(res.locals.organization ? { organization_id: res.locals.organization.id } : {}),
+          ...(res.locals.organization ? { organization_id: (res.locals.organization as { id: string }).id } : {}),
         },
         'request',
       );

@@ -1,5 +1,5 @@
 import { Ajv, type ErrorObject, type SchemaObject, type ValidateFunction } from 'ajv';
-import addFormatsModule, { type FormatName } from 'ajv-formats';
+import addFormatsModule from 'ajv-formats';
 import type { FieldError } from '../errors.js';
 import { ALLOWED_FORMATS, SCHEMA_LIMITS } from './schemaScreen.js';
 

@@ -1,4 +1,5 @@
 import type { Db, PrismaClient } from '../store/database.js';
+import { KeyedQueue } from '../util/keyedQueue.js';
 
 /**
  * Runs check-then-create steps of one organization one at a time, so a gauge quota (active
@@ -44,18 +45,11 @@ export class PlanRead implements OrganizationSerializer {
 
 /** One step at a time per organization in this process, each run by `inner`. */
 export class OrganizationQueue implements OrganizationSerializer {
-  private readonly queues = new Map<string, Promise<unknown>>();
+  private readonly queue = new KeyedQueue<string>();
 
   constructor(private readonly inner: OrganizationSerializer) {}
 
   run<T>(organizationId: string, step: (db: Db, plan: string | null) => Promise<T>): Promise<T> {
-    const previous = this.queues.get(organizationId) ?? Promise.resolve();
-    const result = previous.then(() => this.inner.run(organizationId, step));
-    const settled = result.catch(() => undefined);
-    this.queues.set(organizationId, settled);
-    void settled.then(() => {
-      if (this.queues.get(organizationId) === settled) this.queues.delete(organizationId);
-    });
-    return result;
+    return this.queue.run(organizationId, () => this.inner.run(organizationId, step));
   }
 }

@@ -5,7 +5,7 @@ import type { Plan } from '../organizations/plans.js';
 import type { Db } from '../store/database.js';
 import type { OrganizationSerializer } from './organizationSerializer.js';
 import { periodKey, periodResetAt } from './periods.js';
-import { limitOf, periodOf, QUOTA_TYPES, UNLIMITED, type PeriodicQuota, type QuotaType } from './quotaTypes.js';
+import { limitOf, periodOf, QUOTA_TYPES, UNLIMITED, type GaugeQuota, type PeriodicQuota, type QuotaType } from './quotaTypes.js';
 import type { UsageStore } from './usageStore.js';
 import type { UsageGauges } from './usageGauges.js';
 
@@ -30,9 +30,6 @@ export interface QuotaReport {
   overallUsagePercent: number;
   recommendation: 'ok' | 'monitor' | 'upgrade';
 }
-
-/** A quota that measures what exists now (boards, types, storage) rather than a period's count. */
-export type GaugeQuota = Exclude<QuotaType, PeriodicQuota>;
 
 export interface QuotaServiceDependencies {
   db: Db;

@@ -22,6 +22,9 @@ export type QuotaType = (typeof QUOTA_TYPES)[number];
 /** Metered over a period (a counter that starts again each period). */
 export type PeriodicQuota = Extract<QuotaType, `${string}_daily` | `${string}_monthly`>;
 
+/** A quota that measures what exists now (boards, types, storage) rather than a period's count. */
+export type GaugeQuota = Exclude<QuotaType, PeriodicQuota>;
+
 /** How a quota's `current` comes about: counted per period, or measured from what exists now. */
 export type QuotaPeriod = 'daily' | 'monthly' | 'none';
 

@@ -1,5 +1,5 @@
 import type { Db } from '../store/database.js';
-import type { GaugeQuota } from './quotaService.js';
+import type { GaugeQuota } from './quotaTypes.js';
 
 /** How many people are connected to a board right now (the realtime presence registry). */
 export type OnlineParticipants = (boardId: string) => number;

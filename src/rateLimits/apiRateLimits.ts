@@ -1,8 +1,6 @@
-import type { Response } from 'express';
 import type { Clock } from '../clock.js';
 import type { RateLimitConfig } from '../config.js';
-import { AppError } from '../errors.js';
-import type { ApiCallPolicy } from '../http/auth.js';
+import { errors, type AppError } from '../errors.js';
 import type { Plan } from '../organizations/plans.js';
 import type { LimiterStore } from '../store/limiterStore.js';
 import { hitCounter, type HitCounter } from './counters.js';
@@ -28,6 +26,16 @@ interface WindowState {
   resetMs: number;
 }
 
+/** Where a key stands once a call is counted: its tightest window, and the refusal if any window is exceeded. */
+export interface RateLimitStanding {
+  limit: number;
+  remaining: number;
+  /** When the tightest window resets (epoch seconds). */
+  resetSeconds: number;
+  /** The 429 to answer, when a window is exceeded. */
+  refusal: AppError | null;
+}
+
 export interface ApiRateLimitDependencies {
   config: RateLimitConfig;
   /** Where the counters live: Redis with REDIS_URL, so every instance shares them. */
@@ -41,34 +49,47 @@ export interface ApiRateLimitDependencies {
  * epoch, so every instance agrees on when a window resets. Every call counts, refused
  * ones included, so hammering a 429 does not come for free.
  */
-export function apiRateLimits({ config, limiters, clock }: ApiRateLimitDependencies): ApiCallPolicy {
-  const enabled = [config.perMinute, config.perHour, config.perHourPremium].some((limit) => limit > 0);
-  if (!enabled) return async () => {};
-  const windows: Window[] = [
-    { unit: 'minute', ms: 60_000, counter: hitCounter(limiters, `${config.keyPrefix}minute`, 60), limitFor: () => config.perMinute },
-    {
-      unit: 'hour',
-      ms: 3_600_000,
-      counter: hitCounter(limiters, `${config.keyPrefix}hour`, 3_600),
-      limitFor: (plan) => (PREMIUM_PLANS.has(plan) ? config.perHourPremium : config.perHour),
-    },
-  ];
+export class ApiRateLimits {
+  private readonly windows: Window[];
+  private readonly clock: Clock;
 
-  return async (principal, _req, res) => {
-    const nowMs = clock.now().getTime();
-    const applicable = windows.filter((window) => window.limitFor(principal.organization.plan) > 0);
-    if (applicable.length === 0) return;
+  constructor({ config, limiters, clock }: ApiRateLimitDependencies) {
+    this.clock = clock;
+    const enabled = [config.perMinute, config.perHour, config.perHourPremium].some((limit) => limit > 0);
+    this.windows = enabled
+      ? [
+          { unit: 'minute', ms: 60_000, counter: hitCounter(limiters, `${config.keyPrefix}minute`, 60), limitFor: () => config.perMinute },
+          {
+            unit: 'hour',
+            ms: 3_600_000,
+            counter: hitCounter(limiters, `${config.keyPrefix}hour`, 3_600),
+            limitFor: (plan) => (PREMIUM_PLANS.has(plan) ? config.perHourPremium : config.perHour),
+          },
+        ]
+      : [];
+  }
+
+  /** Counts one call of the key `apiKeyId`; null when no limit applies to `plan`. */
+  async count(apiKeyId: string, plan: Plan): Promise<RateLimitStanding | null> {
+    const nowMs = this.clock.now().getTime();
+    const applicable = this.windows.filter((window) => window.limitFor(plan) > 0);
+    if (applicable.length === 0) return null;
     const states = await Promise.all(
       applicable.map(async (window): Promise<WindowState> => {
         const index = Math.floor(nowMs / window.ms);
-        const count = await window.counter.hit(`${principal.apiKeyId}:${index}`);
-        return { unit: window.unit, limit: window.limitFor(principal.organization.plan), count, resetMs: (index + 1) * window.ms };
+        const count = await window.counter.hit(`${apiKeyId}:${index}`);
+        return { unit: window.unit, limit: window.limitFor(plan), count, resetMs: (index + 1) * window.ms };
       }),
     );
-    setRateLimitHeaders(res, tightest(states));
+    const shown = tightest(states);
     const exceeded = states.filter((state) => state.count > state.limit);
-    if (exceeded.length > 0) throw tooManyRequests(exceeded, nowMs);
-  };
+    return {
+      limit: shown.limit,
+      remaining: remaining(shown),
+      resetSeconds: Math.ceil(shown.resetMs / 1000),
+      refusal: exceeded.length > 0 ? tooManyRequests(exceeded, nowMs) : null,
+    };
+  }
 }
 
 function remaining(state: WindowState): number {
@@ -88,16 +109,10 @@ function tightest(states: WindowState[]): WindowState {
   });
 }
 
-function setRateLimitHeaders(res: Response, state: WindowState): void {
-  res.setHeader('X-RateLimit-Limit', String(state.limit));
-  res.setHeader('X-RateLimit-Remaining', String(remaining(state)));
-  res.setHeader('X-RateLimit-Reset', String(Math.ceil(state.resetMs / 1000)));
-}
-
 /** A refused call may retry once every exceeded window has reset. */
 function tooManyRequests(exceeded: WindowState[], nowMs: number): AppError {
   const worst = exceeded.reduce((latest, state) => (state.resetMs > latest.resetMs ? state : latest));
   const retryAfter = Math.max(1, Math.ceil((worst.resetMs - nowMs) / 1000));
   const message = `Rate limit exceeded: ${worst.limit} requests per ${worst.unit} for this API key; retry in ${retryAfter} s`;
-  return new AppError('too_many_requests', message, undefined, { retryAfter });
+  return errors.tooManyRequests(message, retryAfter);
 }

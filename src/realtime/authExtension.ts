@@ -37,12 +37,14 @@ export class AuthExtension implements Extension {
       socket.closeSocket(event);
       // A plain object, not an Error: Hocuspocus sends its `reason` in PermissionDenied and
       // only logs errors that have a message (refused tokens are routine, not server errors).
+      // eslint-disable-next-line @typescript-eslint/only-throw-error
       throw { reason: event.reason };
     }
     socket.admission.grant ??= grant;
     if (document.kind === 'zone') {
       // A zone the participant may not see is refused for that document only; the socket stays.
       const zone = await this.frames.accessToZoneDocument(grant.board.id, document.frameId, viewerOfGrant(grant, socket.declared));
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- as above: a refusal, not an error
       if (zone === 'none') throw { reason: CloseEvents.ZoneForbidden.reason };
       connectionConfig.readOnly = zone === 'read';
     }

@@ -1,12 +1,11 @@
 import type { Hocuspocus } from '@hocuspocus/server';
 import * as Y from 'yjs';
 import { readObjects, type BoardObject } from '../boards/boardObjects.js';
+import type { ConnectedParticipant, DisconnectReason, DocumentAuthor, LiveDocuments } from '../boards/ports.js';
 import { errors } from '../errors.js';
 import type { DocumentStore } from '../store/documentStore.js';
 import { CloseEvents } from './closeEvents.js';
-import type { DocumentContext } from './documentContext.js';
-import type { ParticipantView } from './messages.js';
-import type { ParticipantLocation, PresenceRegistry } from './presenceRegistry.js';
+import type { PresenceRegistry } from './presenceRegistry.js';
 import type { SocketMessenger } from './socketMessenger.js';
 import type { ObjectEventsExtension } from './objectEventsExtension.js';
 import type { PersistenceExtension } from './persistenceExtension.js';
@@ -15,16 +14,11 @@ import type { UpdateJournal } from './updateJournal.js';
 /** How long a REST write waits for its update to be committed before answering 503. */
 const DURABILITY_TIMEOUT_MS = 10_000;
 
-/** A participant connected to a board right now. */
-export interface ConnectedParticipant extends ParticipantView {
-  location?: ParticipantLocation;
-}
-
 /**
- * The one door from the domain into live board documents. REST reads and writes go
- * through the same in-memory documents that sockets edit, so both always agree.
+ * The live documents of boards/ports.ts on Hocuspocus: REST reads and writes go through
+ * the same in-memory documents that sockets edit, so both always agree.
  */
-export class BoardDocuments {
+export class BoardDocuments implements LiveDocuments {
   constructor(
     private readonly hocuspocus: Hocuspocus,
     private readonly store: DocumentStore,
@@ -39,8 +33,9 @@ export class BoardDocuments {
    * Applies `change` to the live document in one transaction and resolves once the
    * change is durable and its events are published.
    */
-  async write(name: string, context: DocumentContext, change: (doc: Y.Doc) => void): Promise<void> {
-    const connection = await this.hocuspocus.openDirectConnection(name, context);
+  async write(name: string, author: DocumentAuthor, change: (doc: Y.Doc) => void): Promise<void> {
+    // The author becomes the connection's context (realtime/documentContext.ts), which hooks read.
+    const connection = await this.hocuspocus.openDirectConnection(name, author);
     try {
       await connection.transact((doc) => change(doc));
       await withTimeout(this.journal.whenDurable(name), DURABILITY_TIMEOUT_MS);
@@ -82,7 +77,7 @@ export class BoardDocuments {
   }
 
   /** Closes every socket connected to a board's documents (its zone documents included). */
-  disconnectAll(boardId: string, reason: 'session-ended' | 'board-deleted' | 'board-expired'): void {
+  disconnectAll(boardId: string, reason: DisconnectReason): void {
     const event =
       reason === 'session-ended' ? CloseEvents.SessionEnded : reason === 'board-deleted' ? CloseEvents.BoardDeleted : CloseEvents.InvalidToken;
     this.messenger.closeBoardSockets(boardId, (context) => context.closeSocket(event));

@@ -1,5 +1,6 @@
 import type { AppError } from '../errors.js';
 import { assertNever } from '../util/assertNever.js';
+import type { ClientMessage, ServerMessage } from './messages.js';
 
 /** A WebSocket close code and reason. */
 export interface CloseEvent {
@@ -62,4 +63,9 @@ export function closeEventFor(error: AppError): CloseEvent {
     default:
       return assertNever(error.kind);
   }
+}
+
+/** The `error` message answering a client message a catalogue error refused; the socket stays open. */
+export function refusalMessage(error: AppError, refused: ClientMessage['type']): ServerMessage {
+  return { type: 'error', message: error.message, for: refused };
 }

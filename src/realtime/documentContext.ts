@@ -1,27 +1,18 @@
 import { isTransactionOrigin } from '@hocuspocus/server';
+import type { DocumentAuthor } from '../boards/ports.js';
 import { parseDocumentName } from '../frames/frame.js';
 
 /**
  * Who is acting on a document: attached to every connection (socket or direct) so hooks
- * can attribute a change without looking anything up.
+ * can attribute a change without looking anything up (the domain's DocumentAuthor).
  */
-export interface DocumentContext {
-  boardId: string;
-  organizationId: string;
-  /**
-   * The acting user, for attribution (`created_by`, `updated_by`): a personal link's user or
-   * the id a host declares; null for the API key and for the shared guest link.
-   */
-  userId: string | null;
-  /** Set by the server when it moves content between a board's documents (no object events). */
-  relocation?: boolean;
-}
+export type DocumentContext = DocumentAuthor;
 
 /** The context of a Yjs transaction origin, if it came from a connection of ours. */
 export function contextOfOrigin(origin: unknown): Partial<DocumentContext> {
   if (!isTransactionOrigin(origin)) return {};
-  if (origin.source === 'connection') return origin.connection.context ?? {};
-  if (origin.source === 'local') return origin.context ?? {};
+  if (origin.source === 'connection') return (origin.connection.context ?? {}) as Partial<DocumentContext>;
+  if (origin.source === 'local') return (origin.context ?? {}) as Partial<DocumentContext>;
   return {};
 }
 

@@ -1,5 +1,6 @@
 import type { WebSocket } from 'ws';
-import { encodeSyncStatusFrame, MessageType, peekFrame } from './frames.js';
+import { SerialQueue } from '../util/keyedQueue.js';
+import { encodeSyncStatusFrame, MessageType, peekFrame } from './wireFrames.js';
 
 /**
  * The socket handed to Hocuspocus. It holds back each `SyncStatus` acknowledgement until
@@ -8,7 +9,8 @@ import { encodeSyncStatusFrame, MessageType, peekFrame } from './frames.js';
  * held acknowledgement waits behind it, so the client sees messages in order.
  */
 export class DurableAckSocket {
-  private queue: Promise<void> | null = null;
+  /** Everything sent after a held acknowledgement, in order. */
+  private readonly outbox = new SerialQueue();
   /** Acknowledgements owed for updates the message gate merged into one. */
   private readonly owedAcks = new Map<string, number>();
 
@@ -37,7 +39,7 @@ export class DurableAckSocket {
       });
       return;
     }
-    if (this.queue) this.enqueue(async () => this.sendNow(data));
+    if (this.outbox.busy) this.enqueue(() => this.sendNow(data));
     else this.sendNow(data);
   }
 
@@ -50,11 +52,8 @@ export class DurableAckSocket {
     if (this.ws.readyState === this.ws.OPEN) this.ws.send(data);
   }
 
-  private enqueue(task: () => Promise<void>): void {
-    const next = (this.queue ?? Promise.resolve()).then(task).catch(() => undefined);
-    this.queue = next;
-    void next.then(() => {
-      if (this.queue === next) this.queue = null;
-    });
+  private enqueue(task: () => void | Promise<void>): void {
+    // Nobody awaits a send: a failed one (the socket went away) must not surface as an unhandled rejection.
+    void this.outbox.run(task).catch(() => undefined);
   }
 }

@@ -1,7 +1,7 @@
 import * as encoding from 'lib0/encoding';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import * as Y from 'yjs';
-import { encodeStatelessFrame, encodeUpdateFrame, MessageType, peekFrame, SyncStep } from './frames.js';
+import { encodeStatelessFrame, encodeUpdateFrame, MessageType, peekFrame, SyncStep } from './wireFrames.js';
 import { MessageGate, type MessageGateLimits } from './messageGate.js';
 
 const DOC = 'board-1';

@@ -1,5 +1,5 @@
 import * as Y from 'yjs';
-import { encodeUpdateFrame, MessageType, peekFrame, SyncStep } from './frames.js';
+import { encodeUpdateFrame, MessageType, peekFrame, SyncStep } from './wireFrames.js';
 
 /** Limits of one connection's incoming messages. */
 export interface MessageGateLimits {

@@ -1,20 +1,11 @@
-import type { UserType } from '../boards/boardAccess.js';
-import type { FrameRecord } from '../frames/frame.js';
+import type { ParticipantView, ViewportBounds } from '../boards/ports.js';
+import type { FieldError } from '../errors.js';
+import type { FrameRecord, LockMode } from '../frames/frame.js';
 
 /**
  * The stateless JSON messages of the realtime protocol (Hocuspocus stateless messages,
  * `{ "type": "<event>", ...payload }`). Types only; realtime/statelessExtension.ts dispatches.
  */
-
-/** A viewport rectangle in board pixels. */
-export interface ViewportBounds {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
-
-export type LockMode = 'none' | 'soft' | 'hard';
 
 /** Messages a client sends. */
 export type ClientMessage =
@@ -23,17 +14,17 @@ export type ClientMessage =
   | { type: 'frame:lock'; frameId: string; lockMode: LockMode }
   | { type: 'participant:location'; frameId: string | null; viewportBounds: ViewportBounds };
 
-/** A participant as shown to sockets and by `GET /boards/<id>?includeParticipants=true`. */
-export interface ParticipantView {
-  user_id: string;
-  /** How the participant is known: two entries may show one `user_id`, never with the same type. */
-  user_type: UserType;
-  role: 'host' | 'guest';
-  joined_at: string;
-  color: string;
-}
+/**
+ * A socket write the server undid (realtime/writeCheckExtension.ts): objects the sender may
+ * not touch, objects left breaking the object rules, or values beyond the bounds of free-form
+ * JSON (the object is absent when the value sat outside any object). `details` lists at most 20.
+ */
+export type WriteRejected =
+  | { type: 'write-rejected'; object_ids: string[]; reason: 'zone-permissions' }
+  | { type: 'write-rejected'; object_ids: string[]; reason: 'invalid-object'; details: Array<{ object_id: string } & FieldError> }
+  | { type: 'write-rejected'; object_ids: string[]; reason: 'invalid-value'; details: Array<{ object_id?: string } & FieldError> };
 
-/** Messages the server sends. */
+/** Every message the server sends (realtime/socketMessenger.ts sends them). */
 export type ServerMessage =
   | { type: 'frame:created' | 'frame:updated'; frame: FrameRecord }
   | { type: 'frame:deleted'; frame: FrameRecord | { id: string } }
@@ -44,7 +35,9 @@ export type ServerMessage =
   | { type: 'participant:joined'; participant: ParticipantView; participant_count: number }
   | { type: 'participant:left'; user_id: string; participant_count: number }
   | { type: 'rate-limited'; limit_per_second: number; coalesced: number }
-  | { type: 'error'; message: string; for?: string };
+  | WriteRejected
+  /** A client message refused; `for` names its type once it could be read. */
+  | { type: 'error'; message: string; for?: ClientMessage['type'] };
 
 /** Server messages a client can subscribe to (the others always reach it). */
 export const SUBSCRIBABLE_EVENTS = [
@@ -56,6 +49,6 @@ export const SUBSCRIBABLE_EVENTS = [
   'participant:joined',
   'participant:left',
   'participant:location',
-] as const;
+] as const satisfies readonly ServerMessage['type'][];
 
 export type SubscribableEvent = (typeof SUBSCRIBABLE_EVENTS)[number];

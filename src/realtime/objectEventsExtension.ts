@@ -5,6 +5,7 @@ import type { EventBus } from '../events/bus.js';
 import type { Logger } from '../logger.js';
 import { frameIdOfDocument } from '../frames/frame.js';
 import { boardIdOfDocument, contextOfOrigin } from './documentContext.js';
+import { KeyedQueue } from '../util/keyedQueue.js';
 import { committedVersionOf } from './persistenceExtension.js';
 
 /** One object's change within one transaction. */
@@ -23,8 +24,8 @@ type ObjectChange =
  */
 export class ObjectEventsExtension implements Extension {
   extensionName = 'object-events';
-  /** Per document, the chain of publishes still running, so writers can wait for them. */
-  private readonly publishing = new Map<string, Promise<void>>();
+  /** Per document, the publishes still running, in order, so writers can wait for them. */
+  private readonly publishing = new KeyedQueue<string>();
 
   constructor(
     private readonly bus: EventBus,
@@ -43,7 +44,7 @@ export class ObjectEventsExtension implements Extension {
 
   /** Resolves once the events of every change made so far to `documentName` are published. */
   settled(documentName: string): Promise<void> {
-    return this.publishing.get(documentName) ?? Promise.resolve();
+    return this.publishing.idle(documentName);
   }
 
   private publish(documentName: string, changes: ObjectChange[], transaction: Y.Transaction): void {
@@ -52,20 +53,17 @@ export class ObjectEventsExtension implements Extension {
     const zoneId = frameIdOfDocument(documentName);
     const scope = { board_id: boardIdOfDocument(documentName), organization_id: organizationId, ...(zoneId ? { zone_id: zoneId } : {}) };
     // The update reaches the journal right after observers run, in the same transaction
-    // cleanup; chaining on a promise reads its commit only after that. The version is the one
+    // cleanup; a queued task starts from a promise callback, so it reads the commit only after
+    // that (even on an idle queue). The version is the one
     // this transaction's update made, not whatever was committed by the time it is read.
-    const next = this.settled(documentName)
-      .then(() => committedVersionOf(transaction))
-      .then(async (version) => {
+    void this.publishing
+      .run(documentName, async () => {
+        const version = await committedVersionOf(transaction);
         // Never journaled (its document is being deleted): not durable, so no event.
         if (version === undefined) return;
         for (const change of changes) await this.publishChange(scope, change, version, userId);
       })
       .catch((error) => this.logger.error({ err: error, board_id: documentName }, 'publishing object events failed'));
-    this.publishing.set(documentName, next);
-    void next.finally(() => {
-      if (this.publishing.get(documentName) === next) this.publishing.delete(documentName);
-    });
   }
 
   private async publishChange(scope: { board_id: string; organization_id: string; zone_id?: string }, change: ObjectChange, version: number, userId: string | null) {
@@ -102,7 +100,7 @@ export class ObjectEventsExtension implements Extension {
 }
 
 /** The objects a transaction touched, against (and updating) the last known states. */
-function collectChanges(events: Array<Y.YEvent<any>>, known: Map<string, BoardObject>): ObjectChange[] {
+function collectChanges(events: ReadonlyArray<Y.YEvent<Y.AbstractType<unknown>>>, known: Map<string, BoardObject>): ObjectChange[] {
   const touched = new Set<string>();
   for (const event of events) {
     if (event.path.length === 0) event.changes.keys.forEach((_change, key) => touched.add(key));

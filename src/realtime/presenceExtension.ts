@@ -51,7 +51,7 @@ export class PresenceExtension implements Extension {
     const now = this.deps.clock.now();
     const userId = identity.userId ?? `anonymous-${socket.socketId}`;
     const change = this.deps.registry.join(grant.board.id, { key, userId, identity, role: grant.role, socketId: socket.socketId }, now);
-    connection.context.participantKey = key;
+    (connection.context as SocketContext).participantKey = key;
     // Only a verified user can be assigned a zone as a participant (`assigned_participant_id`).
     if (grant.user) {
       await this.deps.history

@@ -1,17 +1,10 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { BoardRole } from '../boards/accessTokens.js';
 import type { ParticipantIdentity } from '../boards/boardAccess.js';
-import type { ParticipantView, ViewportBounds } from './messages.js';
+import type { ParticipantLocation, ParticipantView } from '../boards/ports.js';
 
 /** Colors given to participants, picked by a hash of their id so a person keeps theirs. */
 const PALETTE = ['#e6194b', '#3cb44b', '#4363d8', '#f58231', '#911eb4', '#42d4f4', '#f032e6', '#9a6324', '#469990', '#800000', '#808000', '#000075'];
-
-/** Where a participant last said it was looking. */
-export interface ParticipantLocation {
-  frameId: string | null;
-  viewportBounds: ViewportBounds;
-  at: string;
-}
 
 /** One participant of a board and the sockets it is connected with. */
 export interface Presence {

@@ -3,13 +3,22 @@ import { boardIdOfDocument } from './documentContext.js';
 import { SUBSCRIBABLE_EVENTS, type ServerMessage } from './messages.js';
 import type { SocketContext } from './socketContext.js';
 
-const subscribable = new Set<string>(SUBSCRIBABLE_EVENTS);
+const subscribable = new Set<ServerMessage['type']>(SUBSCRIBABLE_EVENTS);
 
 /** Whether a connection's subscription lets `type` through (unsubscribable types always pass). */
-export function isSubscribed(context: SocketContext, type: string): boolean {
+export function isSubscribed(context: SocketContext, type: ServerMessage['type']): boolean {
   const events = context.subscriptions?.events;
   if (!events || !subscribable.has(type)) return true;
   return events.has('*') || events.has(type);
+}
+
+/**
+ * The one way a server message reaches a connection: as a Hocuspocus stateless message, if
+ * the connection's `subscribe` lets it through. For the extensions that answer the sender
+ * only; SocketMessenger adds broadcasting.
+ */
+export function sendServerMessage(connection: Connection, message: ServerMessage): void {
+  if (isSubscribed(connection.context as SocketContext, message.type)) connection.sendStateless(JSON.stringify(message));
 }
 
 /** Sends server messages to sockets as Hocuspocus stateless messages, honouring `subscribe`. */
@@ -17,7 +26,7 @@ export class SocketMessenger {
   constructor(private readonly hocuspocus: Hocuspocus) {}
 
   send(connection: Connection, message: ServerMessage): void {
-    if (isSubscribed(connection.context as SocketContext, message.type)) connection.sendStateless(JSON.stringify(message));
+    sendServerMessage(connection, message);
   }
 
   /** Sends to every connection of a board's main document that `include` accepts. */

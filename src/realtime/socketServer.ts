@@ -8,7 +8,7 @@ import { AppError } from '../errors.js';
 import { redactUrl, type Logger } from '../logger.js';
 import { CloseEvents, closeEventFor } from './closeEvents.js';
 import { DurableAckSocket } from './durableAckSocket.js';
-import { encodeStatelessFrame } from './frames.js';
+import { encodeStatelessFrame } from './wireFrames.js';
 import { MessageGate, type MessageGateLimits, DEFAULT_GATE_LIMITS } from './messageGate.js';
 import type { SocketContext } from './socketContext.js';
 
@@ -93,7 +93,7 @@ export function attachSocketServer(server: Server, deps: SocketServerDependencie
     };
     const grantedOrganization = organizationId();
     if (grantedOrganization && !deps.socketMessages.allows(grantedOrganization)) return quotaUsedUp();
-    const socket = new DurableAckSocket(ws, deps.whenDurable);
+    const socket = new DurableAckSocket(ws, (documentName) => deps.whenDurable(documentName));
     const connection = deps.hocuspocus.handleConnection(socket, toRequest(req, url), context);
     const gate = new MessageGate(
       {

@@ -1,13 +1,16 @@
 import type { Connection, Extension, onStatelessPayload } from '@hocuspocus/server';
+import { boardTokenCaller, requireHost } from '../boards/caller.js';
 import type { Clock } from '../clock.js';
+import { AppError } from '../errors.js';
+import { LOCK_MODES, type LockMode } from '../frames/frame.js';
 import { assertNever } from '../util/assertNever.js';
+import { refusalMessage } from './closeEvents.js';
 import { isBoardDocument } from './documentContext.js';
-import { SUBSCRIBABLE_EVENTS, type ClientMessage, type LockMode, type ServerMessage } from './messages.js';
+import { SUBSCRIBABLE_EVENTS, type ClientMessage, type ServerMessage } from './messages.js';
 import type { PresenceRegistry } from './presenceRegistry.js';
 import type { SocketContext } from './socketContext.js';
 import type { SocketMessenger } from './socketMessenger.js';
 
-const LOCK_MODES: readonly LockMode[] = ['none', 'soft', 'hard'];
 const KNOWN_EVENTS = new Set<string>([...SUBSCRIBABLE_EVENTS, '*']);
 
 /**
@@ -26,7 +29,13 @@ export class StatelessExtension implements Extension {
     if (!isBoardDocument(documentName)) return;
     const message = parse(payload);
     if (typeof message === 'string') return this.reply(connection, { type: 'error', message });
-    this.handle(connection, message);
+    try {
+      this.handle(connection, message);
+    } catch (error) {
+      // A rule of the domain refused the message (as REST would with the same rule): answered, the socket stays.
+      if (!(error instanceof AppError)) throw error;
+      this.reply(connection, refusalMessage(error, message.type));
+    }
   }
 
   private handle(connection: Connection, message: ClientMessage): void {
@@ -45,11 +54,12 @@ export class StatelessExtension implements Extension {
     }
   }
 
+  /** Host only, by the rule REST applies (boards/caller.ts): they steer every participant's viewport. */
   private relayHostCommand(connection: Connection, message: Extract<ClientMessage, { type: 'frame:navigate' | 'frame:lock' }>): void {
     const context = connection.context as SocketContext;
-    if (context.grant?.role !== 'host') {
-      return this.reply(connection, { type: 'error', message: `Only the host may send ${message.type}`, for: message.type });
-    }
+    // Hocuspocus hands over the messages of authenticated connections only, which carry their grant.
+    if (!context.grant) return;
+    requireHost(boardTokenCaller(context.grant, context.declared.userId), `send ${message.type}`);
     const from = context.userId ?? 'host';
     const relayed: ServerMessage =
       message.type === 'frame:navigate'
@@ -83,7 +93,7 @@ export class StatelessExtension implements Extension {
 }
 
 /** Parses and checks a client message; a string is the reason it was refused. */
-export function parse(payload: string): ClientMessage | string {
+function parse(payload: string): ClientMessage | string {
   let value: unknown;
   try {
     value = JSON.parse(payload);
@@ -91,37 +101,44 @@ export function parse(payload: string): ClientMessage | string {
     return 'Stateless messages must be JSON';
   }
   if (!isRecord(value) || typeof value.type !== 'string') return 'A message needs a string "type"';
-  switch (value.type) {
-    case 'subscribe': {
-      const events = value.events;
-      if (!Array.isArray(events) || !events.every((event) => typeof event === 'string' && KNOWN_EVENTS.has(event))) {
-        return `subscribe.events must be an array of: ${[...KNOWN_EVENTS].join(', ')}`;
-      }
-      return { type: 'subscribe', events };
-    }
-    case 'frame:navigate':
-      if (typeof value.frameId !== 'string' || (value.smooth !== undefined && typeof value.smooth !== 'boolean')) {
-        return 'frame:navigate needs frameId (string) and optional smooth (boolean)';
-      }
-      return { type: 'frame:navigate', frameId: value.frameId, smooth: value.smooth as boolean | undefined };
-    case 'frame:lock':
-      if (typeof value.frameId !== 'string' || !LOCK_MODES.includes(value.lockMode as LockMode)) {
-        return 'frame:lock needs frameId (string) and lockMode (none, soft or hard)';
-      }
-      return { type: 'frame:lock', frameId: value.frameId, lockMode: value.lockMode as LockMode };
-    case 'participant:location': {
-      const bounds = value.viewportBounds;
-      const validBounds = isRecord(bounds) && ['x', 'y', 'width', 'height'].every((key) => Number.isFinite(bounds[key]));
-      if ((value.frameId !== null && typeof value.frameId !== 'string') || !validBounds) {
-        return 'participant:location needs frameId (string or null) and viewportBounds {x, y, width, height}';
-      }
-      const { x, y, width, height } = bounds as Record<string, number>;
-      return { type: 'participant:location', frameId: value.frameId as string | null, viewportBounds: { x: x!, y: y!, width: width!, height: height! } };
-    }
-    default:
-      return `Unknown message type "${value.type}"`;
-  }
+  if (!Object.hasOwn(PARSERS, value.type)) return `Unknown message type "${value.type}"`;
+  return PARSERS[value.type as ClientMessage['type']](value);
 }
+
+/** Checks the fields of one client message type; a string is the reason it was refused. */
+type Parser<T extends ClientMessage['type']> = (value: Record<string, unknown>) => Extract<ClientMessage, { type: T }> | string;
+
+/** One parser per client message type: a type added to ClientMessage without one does not compile. */
+const PARSERS: { [T in ClientMessage['type']]: Parser<T> } = {
+  subscribe(value) {
+    const events = value.events;
+    if (!Array.isArray(events) || !events.every((event) => typeof event === 'string' && KNOWN_EVENTS.has(event))) {
+      return `subscribe.events must be an array of: ${[...KNOWN_EVENTS].join(', ')}`;
+    }
+    return { type: 'subscribe', events: events as string[] };
+  },
+  'frame:navigate'(value) {
+    if (typeof value.frameId !== 'string' || (value.smooth !== undefined && typeof value.smooth !== 'boolean')) {
+      return 'frame:navigate needs frameId (string) and optional smooth (boolean)';
+    }
+    return { type: 'frame:navigate', frameId: value.frameId, smooth: value.smooth };
+  },
+  'frame:lock'(value) {
+    if (typeof value.frameId !== 'string' || !LOCK_MODES.includes(value.lockMode as LockMode)) {
+      return 'frame:lock needs frameId (string) and lockMode (none, soft or hard)';
+    }
+    return { type: 'frame:lock', frameId: value.frameId, lockMode: value.lockMode as LockMode };
+  },
+  'participant:location'(value) {
+    const bounds = value.viewportBounds;
+    const validBounds = isRecord(bounds) && ['x', 'y', 'width', 'height'].every((key) => Number.isFinite(bounds[key]));
+    if ((value.frameId !== null && typeof value.frameId !== 'string') || !validBounds) {
+      return 'participant:location needs frameId (string or null) and viewportBounds {x, y, width, height}';
+    }
+    const { x, y, width, height } = bounds as Record<string, number>;
+    return { type: 'participant:location', frameId: value.frameId, viewportBounds: { x: x!, y: y!, width: width!, height: height! } };
+  },
+};
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

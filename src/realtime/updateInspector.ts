@@ -1,13 +1,8 @@
 import * as Y from 'yjs';
 import { OBJECTS_MAP } from '../boards/boardObjects.js';
+import type { Point } from '../frames/writeRules.js';
 import { jsonValuesOf, MAX_TYPE_LEVEL } from '../store/documentBounds.js';
 import { findJsonViolation, FREE_JSON_LIMITS, type JsonViolation } from '../util/jsonBounds.js';
-
-/** A point in board pixels. */
-export interface Point {
-  x: number;
-  y: number;
-}
 
 /** What an update does to one board object. */
 export interface TouchedObject {

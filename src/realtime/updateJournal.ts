@@ -1,5 +1,6 @@
 import type { Logger } from '../logger.js';
-import type { AppendResult, DocumentAppend, DocumentStore } from '../store/documentStore.js';
+import type { DocumentStore } from '../store/documentStore.js';
+import type { AppendResult, DocumentAppend } from '../store/updateLog.js';
 
 /** Longest pause between two attempts to commit after the database failed. */
 const MAX_RETRY_DELAY_MS = 5_000;
@@ -96,7 +97,7 @@ export class UpdateJournal {
   private scheduleFlush(): void {
     if (this.flushing || this.retryTimer || this.closed) return;
     // setImmediate, not a microtask: every update of the current event-loop turn joins the commit.
-    this.flushing = new Promise((resolve) => setImmediate(() => this.flush().then(resolve)));
+    this.flushing = new Promise((resolve) => setImmediate(() => void this.flush().then(resolve)));
   }
 
   private async flush(): Promise<void> {

@@ -4,13 +4,15 @@ import { objectsOf, readObject, type BoardObject } from '../boards/boardObjects.
 import type { FieldError } from '../errors.js';
 import { frameIdOfDocument } from '../frames/frame.js';
 import type { FrameDirectory } from '../frames/frameDirectory.js';
-import { isForbiddenWrite, type WriteTarget } from '../frames/writeRules.js';
+import { isForbiddenWrite, type Point, type WriteTarget } from '../frames/writeRules.js';
 import { MAX_TYPE_LEVEL, nestsDeeperThan } from '../store/documentBounds.js';
 import { FREE_JSON_LIMITS } from '../util/jsonBounds.js';
 import { CloseEvents } from './closeEvents.js';
 import { boardIdOfDocument } from './documentContext.js';
+import type { WriteRejected } from './messages.js';
 import type { SocketContext } from './socketContext.js';
-import { inspectUpdate, type OutOfBoundsContent, type Point, type UpdateInspection } from './updateInspector.js';
+import { sendServerMessage } from './socketMessenger.js';
+import { inspectUpdate, type OutOfBoundsContent, type UpdateInspection } from './updateInspector.js';
 import { viewerOf } from './viewer.js';
 
 /** y-protocols sync step 1 carries a state vector, not changes. */
@@ -92,9 +94,9 @@ export class WriteCheckExtension implements Extension {
       // Whatever restoring left in place (content outside the objects map) goes too.
       deleteApplied(document, transaction, outOfBounds);
     }, { source: 'connection', connection });
-    if (forbidden.size > 0) connection.sendStateless(JSON.stringify({ type: 'write-rejected', object_ids: [...forbidden], reason: 'zone-permissions' }));
-    if (invalid.size > 0) connection.sendStateless(JSON.stringify(invalidObjectsMessage(invalid)));
-    if (outOfBounds.length > 0) connection.sendStateless(JSON.stringify(invalidValuesMessage(outOfBounds)));
+    if (forbidden.size > 0) sendServerMessage(connection, { type: 'write-rejected', object_ids: [...forbidden], reason: 'zone-permissions' });
+    if (invalid.size > 0) sendServerMessage(connection, invalidObjectsMessage(invalid));
+    if (outOfBounds.length > 0) sendServerMessage(connection, invalidValuesMessage(outOfBounds));
   }
 
   private async targetOf(documentName: string): Promise<WriteTarget | null> {
@@ -125,6 +127,7 @@ function inspectOrRefuse(document: Y.Doc, update: Uint8Array, context: SocketCon
 function refuseUpdate(context: SocketContext): never {
   context.closeSocket(CloseEvents.InvalidUpdate);
   // Hocuspocus drops a message whose beforeSync throws, and closes the connection with the code thrown.
+  // eslint-disable-next-line @typescript-eslint/only-throw-error -- Hocuspocus reads `code` and `reason` off the thrown value
   throw { ...CloseEvents.InvalidUpdate };
 }
 
@@ -164,12 +167,12 @@ function problemsOf(check: (object: unknown) => FieldError[], object: unknown): 
   }
 }
 
-function invalidObjectsMessage(invalid: Map<string, FieldError[]>) {
+function invalidObjectsMessage(invalid: Map<string, FieldError[]>): WriteRejected {
   const details = [...invalid].flatMap(([objectId, problems]) => problems.map((problem) => ({ object_id: objectId, ...problem })));
   return { type: 'write-rejected', object_ids: [...invalid.keys()], reason: 'invalid-object', details: details.slice(0, MAX_REJECTION_DETAILS) };
 }
 
-function invalidValuesMessage(refused: OutOfBoundsContent[]) {
+function invalidValuesMessage(refused: OutOfBoundsContent[]): WriteRejected {
   const objectIds = [...new Set(refused.flatMap(({ objectId }) => (objectId === null ? [] : [objectId])))];
   const details = refused.map(({ objectId, violation }) => ({ ...(objectId === null ? {} : { object_id: objectId }), ...violation }));
   return { type: 'write-rejected', object_ids: objectIds, reason: 'invalid-value', details: details.slice(0, MAX_REJECTION_DETAILS) };
@@ -203,6 +206,6 @@ function restore(objects: Y.Map<unknown>, id: string, previous: BoardObject | nu
  * of levels deep: it is measured iteratively and never handed to JSON.stringify.
  */
 function isSameValue(current: unknown, previous: unknown): boolean {
-  const plain = current instanceof Y.AbstractType ? current.toJSON() : current;
+  const plain: unknown = current instanceof Y.AbstractType ? current.toJSON() : current;
   return !nestsDeeperThan(plain, MAX_TYPE_LEVEL + FREE_JSON_LIMITS.maxDepth) && JSON.stringify(plain) === JSON.stringify(previous);
 }

@@ -7,7 +7,7 @@ import { objectsOf, putObjects, readObject, type BoardObject } from '../boards/b
 import { presentFrame, zoneDocumentName, type Bounds, type Frame } from '../frames/frame.js';
 import type { FrameDirectory } from '../frames/frameDirectory.js';
 import type { FrameChangeListener } from '../frames/frameService.js';
-import { zoneAt } from '../frames/writeRules.js';
+import { zoneAt, type Point } from '../frames/writeRules.js';
 import { contains, isActiveZone, isZone, zoneAccess } from '../frames/zonePermissions.js';
 import type { BoardDocuments } from './boardDocuments.js';
 import { CloseEvents } from './closeEvents.js';
@@ -120,7 +120,7 @@ function sameBounds(a: Bounds, b: Bounds): boolean {
   return a.x === b.x && a.y === b.y && a.width === b.width && a.height === b.height;
 }
 
-function isPoint(value: unknown): value is { x: number; y: number } {
+function isPoint(value: unknown): value is Point {
   const point = value as { x?: unknown; y?: unknown } | null;
   return typeof point === 'object' && point !== null && typeof point.x === 'number' && typeof point.y === 'number';
 }

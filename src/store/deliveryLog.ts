@@ -68,10 +68,10 @@ export interface DeliveryLog {
   /** Hands back claimed deliveries that were never sent: due at `now`, their attempt not counted. */
   release(ids: string[], now: Date): Promise<void>;
   /**
-   * Records attempts in one transaction (releasing their leases); a success also resets its
-   * subscription's consecutive failure count.
+   * Records attempts in one transaction (releasing their leases), and in it resets the
+   * consecutive failure count of the subscriptions `resetFailures` names (webhooks/subscriptionHealth.ts decides which).
    */
-  record(attempts: RecordedAttempt[]): Promise<void>;
+  record(attempts: RecordedAttempt[], resetFailures: string[]): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -137,7 +137,7 @@ class SqliteDeliveryLog implements DeliveryLog {
     ).run(sqliteTime(now), ...ids);
   }
 
-  async record(attempts: RecordedAttempt[]): Promise<void> {
+  async record(attempts: RecordedAttempt[], resetFailures: string[]): Promise<void> {
     const update = this.statement(
       `UPDATE webhook_deliveries SET status = ?, next_attempt_at = COALESCE(?, next_attempt_at), completed_at = ?, locked_until = NULL,
        last_status_code = ?, last_error = ?, last_response_ms = ?, responded_attempts = responded_attempts + ?, response_ms_total = response_ms_total + ?
@@ -155,7 +155,7 @@ class SqliteDeliveryLog implements DeliveryLog {
           id,
         );
       }
-      for (const subscriptionId of succeededSubscriptions(attempts)) reset.run(subscriptionId);
+      for (const subscriptionId of resetFailures) reset.run(subscriptionId);
     })();
   }
 
@@ -176,10 +176,6 @@ class SqliteDeliveryLog implements DeliveryLog {
 /** last_status_code, last_error, last_response_ms, responded_attempts +, response_ms_total +. */
 function attemptColumns(attempt: AttemptRecord): [number | null, string | null, number, number, number] {
   return [attempt.statusCode, attempt.error, attempt.durationMs, attempt.responded ? 1 : 0, attempt.responded ? attempt.durationMs : 0];
-}
-
-function succeededSubscriptions(attempts: RecordedAttempt[]): Set<string> {
-  return new Set(attempts.flatMap((a) => (a.next.status === 'success' && a.subscriptionId ? [a.subscriptionId] : [])));
 }
 
 class PostgresDeliveryLog implements DeliveryLog {
@@ -242,10 +238,10 @@ class PostgresDeliveryLog implements DeliveryLog {
     );
   }
 
-  async record(attempts: RecordedAttempt[]): Promise<void> {
+  async record(attempts: RecordedAttempt[], resetFailures: string[]): Promise<void> {
     const rows = attempts.map(({ id, attempt, next }) => [id, next.status === 'retry' ? 'pending' : next.status, next.at.toISOString(), ...attemptColumns(attempt)]);
     const column = (index: number) => rows.map((row) => row[index]);
-    // One statement (one round trip, atomic): the deliveries and the failure counts they reset.
+    // One statement (one round trip, atomic): the deliveries and the failure counts to reset.
     await this.pool.query(
       `WITH v AS (
          SELECT * FROM unnest($1::text[], $2::text[], $3::timestamp[], $4::int[], $5::text[], $6::int[], $7::int[], $8::int[])
@@ -259,7 +255,7 @@ class PostgresDeliveryLog implements DeliveryLog {
          FROM v WHERE d.id = v.id
        )
        UPDATE webhook_subscriptions SET consecutive_failures = 0 WHERE id = ANY($9::text[]) AND consecutive_failures > 0`,
-      [...[0, 1, 2, 3, 4, 5, 6, 7].map(column), [...succeededSubscriptions(attempts)]],
+      [...[0, 1, 2, 3, 4, 5, 6, 7].map(column), resetFailures],
     );
   }
 

@@ -17,11 +17,11 @@ export const MAX_TYPE_LEVEL = FREE_JSON_LIMITS.maxDepth + 1;
 
 /** The JSON values an item's content carries (written with lib0's writeAny or as JSON), or null. */
 export function jsonValuesOf(content: Y.Item['content']): unknown[] | null {
-  if (content instanceof Y.ContentAny) return content.arr;
-  if (content instanceof Y.ContentJSON) return content.arr;
+  if (content instanceof Y.ContentAny) return content.arr as unknown[];
+  if (content instanceof Y.ContentJSON) return content.arr as unknown[];
   if (content instanceof Y.ContentEmbed) return [content.embed];
   if (content instanceof Y.ContentFormat) return [content.value];
-  if (content instanceof Y.ContentDoc) return [content.opts];
+  if (content instanceof Y.ContentDoc) return [content.opts as unknown];
   return null;
 }
 
@@ -33,7 +33,7 @@ export function nestsDeeperThan(value: unknown, maxDepth: number): boolean {
   while (pending.length > 0) {
     const { value: current, depth } = pending.pop()!;
     if (depth > maxDepth) return true;
-    for (const child of Array.isArray(current) ? current : Object.values(current)) {
+    for (const child of (Array.isArray(current) ? current : Object.values(current)) as unknown[]) {
       if (child !== null && typeof child === 'object') pending.push({ value: child, depth: depth + 1 });
     }
   }

@@ -1,20 +1,6 @@
 import * as Y from 'yjs';
 import type { Database } from './database.js';
-
-/** Updates of one document to append in one group commit. */
-export interface DocumentAppend {
-  name: string;
-  updates: Uint8Array[];
-  /** Set for a board's main document: its row's counters move in the same transaction. */
-  board?: { id: string; objectsCount: number };
-}
-
-/** What one committed append left behind for a document. */
-export interface AppendResult {
-  lastSeq: number;
-  /** The board's `state.version` after the commit (board documents only). */
-  stateVersion?: number;
-}
+import type { AppendResult, DocumentAppend } from './updateLog.js';
 
 /**
  * Durable Yjs state: an append-only update log plus compacted snapshots.

@@ -1,6 +1,20 @@
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
-import type { AppendResult, DocumentAppend } from './documentStore.js';
+
+/** Updates of one document to append in one group commit. */
+export interface DocumentAppend {
+  name: string;
+  updates: Uint8Array[];
+  /** Set for a board's main document: its row's counters move in the same transaction. */
+  board?: { id: string; objectsCount: number };
+}
+
+/** What one committed append left behind for a document. */
+export interface AppendResult {
+  lastSeq: number;
+  /** The board's `state.version` after the commit (board documents only). */
+  stateVersion?: number;
+}
 
 /**
  * The hot path of persistence: appending Yjs updates (and moving the boards' version and

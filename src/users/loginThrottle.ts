@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import { AppError } from '../errors.js';
+import { errors } from '../errors.js';
 import type { LimiterStore } from '../store/limiterStore.js';
 
 /** How many failed logins are tolerated, per account and per client address, in a window. */
@@ -59,7 +59,7 @@ export class LoginThrottle {
     }
     if (refusals.length === 0) return;
     const retryAfter = Math.max(1, Math.ceil(Math.max(...refusals.map((refusal) => refusal.msBeforeNext)) / 1000));
-    throw new AppError('too_many_requests', 'Too many failed login attempts; try again later', undefined, { retryAfter });
+    throw errors.tooManyRequests('Too many failed login attempts; try again later', retryAfter);
   }
 
   /** A successful login: the account starts afresh and the address gets its attempt back. */

@@ -1,7 +1,6 @@
 import { errors as jose, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import type { Clock } from '../clock.js';
 import { errors } from '../errors.js';
-import type { AuthenticatedUser, UserTokenVerifier } from '../http/auth.js';
 import type { Organization } from '../organizations/organizationService.js';
 import type { Plan } from '../organizations/plans.js';
 import type { Db } from '../store/database.js';
@@ -14,6 +13,19 @@ const ISSUER = 'whiteboard';
 const AUDIENCE = 'whiteboard-api';
 /** Tolerated difference between the signer's and the verifier's clocks (several instances). */
 const CLOCK_TOLERANCE_SECONDS = 60;
+
+/** A user authenticated by an access token (JWT). */
+export interface AuthenticatedUser {
+  id: string;
+  email: string;
+  organizationId: string;
+}
+
+/** Verifies user access tokens: the port the HTTP edge authenticates users through. */
+export interface UserTokenVerifier {
+  /** The user and its organization (plan read now), or a 401 AppError for a bad or expired token. */
+  verify(token: string): Promise<{ user: AuthenticatedUser; organization: Organization }>;
+}
 
 export interface UserTokensDependencies {
   db: Db;

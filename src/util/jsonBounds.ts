@@ -58,6 +58,7 @@ export interface JsonViolation {
 const SHOWN_PATH_SEGMENTS = 8;
 
 /** A lone surrogate (not part of a pair), or a NUL character. */
+// eslint-disable-next-line no-control-regex -- NUL is exactly what this refuses
 const NOT_STORABLE_TEXT = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]|\u0000/;
 
 /** Why a string cannot be stored as text, or null. */

@@ -1,10 +1,10 @@
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
-import type { Db } from '../store/database.js';
 import type { AttemptRecord, ClaimedDelivery, DeliveryLog, DeliveryState, RecordedAttempt } from '../store/deliveryLog.js';
 import { GroupCommit } from '../util/groupCommit.js';
 import { SendQueue } from './sendQueue.js';
 import { attemptDelivery, DELIVERY_TIMEOUT_MS, type AttemptOutcome } from './sender.js';
+import type { SubscriptionHealth } from './subscriptionHealth.js';
 
 /** How often due deliveries are looked for when nothing wakes the dispatcher. */
 const POLL_INTERVAL_MS = 250;
@@ -19,13 +19,12 @@ const MAX_IN_FLIGHT = 128;
 const MAX_IN_FLIGHT_PER_HOST = 32;
 /** Outcomes not yet recorded are bounded too, should the database fall behind. */
 const MAX_UNRECORDED = 4 * MAX_IN_FLIGHT;
-/** Consecutive failed deliveries after which a subscription is disabled (SPEC Limits). */
-export const AUTO_DISABLE_AFTER = 10;
 const USER_AGENT = 'Whiteboard-Webhooks/1.0';
 
 export interface DispatcherOptions {
-  db: Db;
   deliveryLog: DeliveryLog;
+  /** Counts deliveries given up and says whose failure counts a success resets. */
+  health: SubscriptionHealth;
   clock: Clock;
   logger: Logger;
   /** Delays before each retry (WEBHOOK_RETRY_DELAYS_MS). */
@@ -39,7 +38,7 @@ export interface DispatcherOptions {
  * Sends the outbox: claims due deliveries with a lease (so with several instances each
  * delivery is sent by one), POSTs them, and records the outcome: success, a retry after
  * the next delay plus jitter (same delivery_id, same bytes), or `failed` after the last
- * retry, which counts toward disabling the subscription.
+ * retry, which its subscription's health counts.
  */
 export class WebhookDispatcher {
   private timer: NodeJS.Timeout | null = null;
@@ -69,7 +68,7 @@ export class WebhookDispatcher {
   private readonly outcomes: GroupCommit<RecordedAttempt>;
 
   constructor(private readonly options: DispatcherOptions) {
-    this.outcomes = new GroupCommit((attempts) => options.deliveryLog.record(attempts));
+    this.outcomes = new GroupCommit((attempts) => options.deliveryLog.record(attempts, options.health.recoveredBy(attempts)));
   }
 
   start(): void {
@@ -210,8 +209,9 @@ export class WebhookDispatcher {
       responded: outcome.kind !== 'network-error',
     };
     const next = this.nextState(delivery, outcome, now);
-    await this.outcomes.add({ id: delivery.id, subscriptionId: delivery.subscriptionId, attempt, next });
-    if (next.status === 'failed' && delivery.subscriptionId) await this.countFailure(delivery.subscriptionId, now);
+    const recorded: RecordedAttempt = { id: delivery.id, subscriptionId: delivery.subscriptionId, attempt, next };
+    await this.outcomes.add(recorded);
+    await this.options.health.outcomeRecorded(recorded);
   }
 
   /** Success, a retry after the next delay plus jitter, or failed after the last retry. */
@@ -222,26 +222,6 @@ export class WebhookDispatcher {
     const jitter = (this.options.jitterMs ?? (() => Math.floor(Math.random() * 1000)))();
     return { status: 'retry', at: new Date(now.getTime() + delay + jitter) };
   }
-
-  /** One more delivery failed for good; the tenth in a row disables the subscription. */
-  private async countFailure(subscriptionId: string, now: Date): Promise<void> {
-    const { db, logger } = this.options;
-    const subscription = await db.webhookSubscription.update({
-      where: { id: subscriptionId },
-      data: { consecutiveFailures: { increment: 1 } },
-    });
-    if (!subscription.isActive || subscription.consecutiveFailures < AUTO_DISABLE_AFTER) return;
-    await db.webhookSubscription.update({ where: { id: subscriptionId }, data: { isActive: false, disabledAt: now } });
-    await db.webhookDelivery.updateMany({
-      where: { subscriptionId, status: 'pending' },
-      data: { status: 'failed', lastError: 'subscription_disabled', completedAt: now, lockedUntil: null },
-    });
-    logger.warn({ subscription_id: subscriptionId }, 'webhook subscription disabled after consecutive failures');
-    this.onDisabled?.(subscription.organizationId);
-  }
-
-  /** Called when a subscription was disabled (its organization's cache must be dropped). */
-  onDisabled?: (organizationId: string) => void;
 }
 
 /** The event time of a stored envelope (cheaper than parsing the whole body). */

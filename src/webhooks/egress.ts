@@ -42,7 +42,7 @@ export function isPublicAddress(address: string): boolean {
 export const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
   dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
     if (error) return callback(error, '', 4);
-    const list = addresses as unknown as LookupAddress[];
+    const list = addresses;
     const blocked = list.find((entry) => !isPublicAddress(entry.address));
     if (blocked || list.length === 0) {
       const refusal = Object.assign(new Error(`webhook target ${hostname} resolves to a non-public address`), { code: 'EBLOCKEDADDRESS' });

@@ -57,9 +57,9 @@ export class WebhookOutbox {
       this.activeSubscriptions(payload.organization_id),
       this.boardTarget(payload.board_id),
     ]);
-    const targets = subscriptions
+    const targets: Array<{ url: string; subscriptionId: string | null; secret: string }> = subscriptions
       .filter((subscription) => subscribesTo(subscription.events, event.name))
-      .map((s) => ({ url: s.url, subscriptionId: s.id as string | null, secret: s.secret }));
+      .map((s) => ({ url: s.url, subscriptionId: s.id, secret: s.secret }));
     if (board?.webhookUrl && board.webhookSecret) targets.push({ url: board.webhookUrl, subscriptionId: null, secret: board.webhookSecret });
     if (targets.length === 0) return;
     const timestamp = event.occurredAt.toISOString();

@@ -9,11 +9,14 @@ import { webhookUrlProblem } from './egress.js';
 import { isValidPattern } from './eventPatterns.js';
 import type { CreateSubscriptionInput, DeliveryStatus, UpdateSubscriptionInput } from './schemas.js';
 import { generateSigningSecret, secretHint, type SecretBox } from './secretBox.js';
+import type { SubscriptionHealth } from './subscriptionHealth.js';
 
 export interface SubscriptionServiceDependencies {
   db: Db;
   clock: Clock;
   secrets: SecretBox;
+  /** Decides what a change of `is_active` does to the failure count and to waiting deliveries. */
+  health: SubscriptionHealth;
   allowPrivateTargets: boolean;
   /** Called after any change, so caches of active subscriptions can drop the organization. */
   onChange(organizationId: string): void;
@@ -75,30 +78,22 @@ export class SubscriptionService {
     return presentSubscription(await this.owned(organizationId, id));
   }
 
-  /** Changes url, events or is_active; re-enabling clears the failure count. */
+  /** Changes url, events or is_active (see SubscriptionHealth for what activation does). */
   async update(organizationId: string, id: string, input: UpdateSubscriptionInput) {
     const current = await this.owned(organizationId, id);
     this.check(input.url ?? current.url, input.events ?? (JSON.parse(current.events) as string[]));
-    const reenable = input.is_active === true && !current.isActive;
+    const activation = this.deps.health.activationChange(current, input.is_active);
     const row = await this.deps.db.webhookSubscription.update({
       where: { id: current.id },
       data: {
         ...(input.url !== undefined ? { url: input.url } : {}),
         ...(input.events !== undefined ? { events: JSON.stringify(input.events) } : {}),
         ...(input.description !== undefined ? { description: input.description } : {}),
-        ...(input.is_active !== undefined ? { isActive: input.is_active } : {}),
-        ...(reenable ? { consecutiveFailures: 0, disabledAt: null } : {}),
-        ...(input.is_active === false && current.isActive ? { disabledAt: this.deps.clock.now() } : {}),
+        ...activation,
         updatedAt: this.deps.clock.now(),
       },
     });
-    if (input.is_active === false && current.isActive) {
-      // A disabled subscription sends nothing more, not even what was waiting.
-      await this.deps.db.webhookDelivery.updateMany({
-        where: { subscriptionId: current.id, status: 'pending' },
-        data: { status: 'failed', lastError: 'subscription_disabled', completedAt: this.deps.clock.now(), lockedUntil: null },
-      });
-    }
+    await this.deps.health.activationChanged(current.id, activation);
     this.deps.onChange(organizationId);
     return presentSubscription(row);
   }

@@ -9,6 +9,7 @@ import { WebhookDispatcher } from './dispatcher.js';
 import { webhookUrlProblem } from './egress.js';
 import { WebhookOutbox } from './outbox.js';
 import { generateSigningSecret, SecretBox } from './secretBox.js';
+import { SubscriptionHealth } from './subscriptionHealth.js';
 import { SubscriptionService } from './subscriptionService.js';
 
 export interface WebhooksOptions {
@@ -43,9 +44,16 @@ export interface Webhooks {
 export function createWebhooks(options: WebhooksOptions): Webhooks {
   const logger = options.logger.child({ component: 'webhooks' });
   const secrets = new SecretBox(options.serverSecret);
-  const dispatcher = new WebhookDispatcher({
+  // Its calls come once deliveries run (after start()), when the outbox below exists.
+  const health = new SubscriptionHealth({
     db: options.db,
+    clock: options.clock,
+    logger,
+    onDisabled: (organizationId) => outbox.subscriptionsChanged(organizationId),
+  });
+  const dispatcher = new WebhookDispatcher({
     deliveryLog: options.deliveryLog,
+    health,
     clock: options.clock,
     logger,
     retryDelaysMs: options.retryDelaysMs,
@@ -60,11 +68,11 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
     wake: (urls) => dispatcher.deliveriesAdded(urls),
     quotas: options.quotas,
   });
-  dispatcher.onDisabled = (organizationId) => outbox.subscriptionsChanged(organizationId);
   const subscriptions = new SubscriptionService({
     db: options.db,
     clock: options.clock,
     secrets,
+    health,
     allowPrivateTargets: options.allowPrivateTargets,
     onChange: (organizationId) => outbox.subscriptionsChanged(organizationId),
     quotas: options.quotas,

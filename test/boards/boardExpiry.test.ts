@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import type { BoardExpiredPayload } from '../../src/events/types.js';
 import { expectErrorBody } from '../helpers/assertions.js';
-import { eventually, startTestServer, type ApiResponse, type TestServer } from '../helpers/testServer.js';
+import { serverForSuite } from '../helpers/fixtures.js';
+import { eventually, type TestServer } from '../helpers/testServer.js';
 
 const HOUR_MS = 3_600_000;
 const START = new Date('2031-03-01T09:00:00.000Z');
@@ -27,14 +28,7 @@ async function waitForExpiry(server: TestServer, boardId: string): Promise<Board
 
 describe('board expiry with the background sweeper', () => {
   const clock = new ManualClock(START);
-  let server: TestServer;
-
-  beforeAll(async () => {
-    server = await startTestServer({ clock, env: { EXPIRY_SWEEP_INTERVAL_MS: '50' } });
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
+  const { server } = serverForSuite({ clock, env: { EXPIRY_SWEEP_INTERVAL_MS: '50' } });
 
   it('creates a board with expires_in_hours 1 as active, expiring one hour later', async () => {
     const board = await createBoard(server, { title: 'Short-lived', expires_in_hours: 1 });
@@ -152,9 +146,9 @@ describe('board expiry with the background sweeper', () => {
       server.app.expirySweeper.sweep(),
       server.api('GET', `/boards/${id}`),
     ]);
-    expect((responses[0] as ApiResponse).status).toBe(410);
-    expect((responses[1] as ApiResponse).status).toBe(410);
-    expect((responses[4] as ApiResponse).status).toBe(410);
+    expect((responses[0]).status).toBe(410);
+    expect((responses[1]).status).toBe(410);
+    expect((responses[4]).status).toBe(410);
 
     await waitForExpiry(server, id);
     // Later sweeps and reads find nothing left to expire.
@@ -209,14 +203,7 @@ describe('board expiry with the background sweeper', () => {
 
 describe('board expiry without the sweeper (EXPIRY_SWEEP_INTERVAL_MS 0)', () => {
   const clock = new ManualClock(START);
-  let server: TestServer;
-
-  beforeAll(async () => {
-    server = await startTestServer({ clock, env: { EXPIRY_SWEEP_INTERVAL_MS: '0' } });
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
+  const { server } = serverForSuite({ clock, env: { EXPIRY_SWEEP_INTERVAL_MS: '0' } });
 
   it('answers 410 on the first read after expiry and raises board.expired once', async () => {
     const board = await createBoard(server, { title: 'Lazy board', expires_in_hours: 1 });

@@ -1,24 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { BusEvent, EventName } from '../../src/events/types.js';
 import { expectErrorBody, ISO_TIMESTAMP } from '../helpers/assertions.js';
-import { eventually, request, startTestServer, type TestServer } from '../helpers/testServer.js';
+import { serverForSuite, createBoard } from '../helpers/fixtures.js';
+import { eventually, request } from '../helpers/testServer.js';
 
 const HOUR_MS = 3_600_000;
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server.close();
-});
+const { server } = serverForSuite();
 
-async function createBoard(body: Record<string, unknown> = {}) {
-  const created = await server.api('POST', '/boards', { title: `Board ${randomUUID().slice(0, 8)}`, ...body });
-  expect(created.status).toBe(201);
-  return created.body as { board_uuid: string; title: string; external_id: string | null; access_links: { host: string; guest: string } };
-}
+const newBoard = (body: Record<string, unknown> = {}) => createBoard(server, 'Board', body);
 
 const getBoard = (id: string) => server.api('GET', `/boards/${id}`);
 const tokenOf = (link: string) => new URL(link).searchParams.get('token');
@@ -41,7 +32,7 @@ const lifecycleCalls = [
 
 describe('PATCH /boards/:id', () => {
   it('answers 200 with the updated board fields and the new title is visible in GET', async () => {
-    const board = await createBoard({ title: 'Before' });
+    const board = await newBoard({ title: 'Before' });
     const before = Date.now();
     const patched = await server.api('PATCH', `/boards/${board.board_uuid}`, { title: 'After' });
     expect(patched.status).toBe(200);
@@ -58,7 +49,7 @@ describe('PATCH /boards/:id', () => {
   });
 
   it('recomputes expires_at from now when expires_in_hours is given', async () => {
-    const board = await createBoard({ expires_in_hours: 100 });
+    const board = await newBoard({ expires_in_hours: 100 });
     const before = Date.now();
     const patched = await server.api('PATCH', `/boards/${board.board_uuid}`, { expires_in_hours: 2 });
     const after = Date.now();
@@ -70,7 +61,7 @@ describe('PATCH /boards/:id', () => {
   });
 
   it('sets a webhook_url and removes it again with null', async () => {
-    const board = await createBoard();
+    const board = await newBoard();
     const set = await server.api('PATCH', `/boards/${board.board_uuid}`, { webhook_url: 'https://hooks.example.com/board' });
     expect(set.status).toBe(200);
     expect((await getBoard(board.board_uuid)).body.webhook_url).toBe('https://hooks.example.com/board');
@@ -81,14 +72,14 @@ describe('PATCH /boards/:id', () => {
   });
 
   it('merges a partial config into the stored config and keeps the other values', async () => {
-    const board = await createBoard({ config: { max_participants: 10, allow_anonymous: false } });
+    const board = await newBoard({ config: { max_participants: 10, allow_anonymous: false } });
     const patched = await server.api('PATCH', `/boards/${board.board_uuid}`, { config: { max_participants: 20 } });
     expect(patched.status).toBe(200);
     expect((await getBoard(board.board_uuid)).body.config).toEqual({ max_participants: 20, allow_anonymous: false, components: [] });
   });
 
   it('keeps the config defaults for values a partial config does not name', async () => {
-    const board = await createBoard();
+    const board = await newBoard();
     await server.api('PATCH', `/boards/${board.board_uuid}`, { config: { allow_anonymous: false } });
     expect((await getBoard(board.board_uuid)).body.config).toEqual({ max_participants: 50, allow_anonymous: false, components: [] });
   });
@@ -106,7 +97,7 @@ describe('PATCH /boards/:id', () => {
     ['an unknown field next to a valid one', { title: 'Valid', colour: 'red' }, 'colour'],
     ['an unknown config field', { config: { max_participants: 5, theme: 'dark' } }, 'config.theme'],
   ])('refuses %s with 400 in the spec error body and changes nothing', async (_case, body, field) => {
-    const board = await createBoard({ config: { max_participants: 7 } });
+    const board = await newBoard({ config: { max_participants: 7 } });
     const before = (await getBoard(board.board_uuid)).body;
     const refused = await server.api('PATCH', `/boards/${board.board_uuid}`, body);
     expectErrorBody(refused, { statusCode: 400, error: 'Bad Request', path: `/api/v1/boards/${board.board_uuid}`, field });
@@ -121,13 +112,13 @@ describe('PATCH /boards/:id', () => {
   });
 
   it('names the unknown field in the details of the 400 answer', async () => {
-    const board = await createBoard();
+    const board = await newBoard();
     const refused = await server.api('PATCH', `/boards/${board.board_uuid}`, { title: 'Valid', colour: 'red' });
     expectErrorBody(refused, { statusCode: 400, error: 'Bad Request', path: `/api/v1/boards/${board.board_uuid}`, field: 'colour' });
   });
 
   it('refuses malformed JSON with 400', async () => {
-    const board = await createBoard();
+    const board = await newBoard();
     const refused = await server.api('PATCH', `/boards/${board.board_uuid}`, '{"title": ');
     expectErrorBody(refused, { statusCode: 400, error: 'Bad Request', path: `/api/v1/boards/${board.board_uuid}` });
   });
@@ -135,7 +126,7 @@ describe('PATCH /boards/:id', () => {
 
 describe('DELETE /boards/:id', () => {
   it('answers 204 with an empty body and the board is gone from reads and lists', async () => {
-    const board = await createBoard({ external_id: 'del-1', owner_external_id: 'owner-del' });
+    const board = await newBoard({ external_id: 'del-1', owner_external_id: 'owner-del' });
     const deleted = await server.api('DELETE', `/boards/${board.board_uuid}`);
     expect(deleted.status).toBe(204);
     expect(deleted.body).toBeNull();
@@ -152,14 +143,14 @@ describe('DELETE /boards/:id', () => {
   });
 
   it('publishes board.deleted with the board and organization ids', async () => {
-    const board = await createBoard();
+    const board = await newBoard();
     await server.api('DELETE', `/boards/${board.board_uuid}`);
     const event = await eventFor('board.deleted', board.board_uuid);
     expect(event.payload).toMatchObject({ board_id: board.board_uuid, organization_id: server.organizationId });
   });
 
   it('answers 404 when the board was already deleted', async () => {
-    const board = await createBoard();
+    const board = await newBoard();
     expect((await server.api('DELETE', `/boards/${board.board_uuid}`)).status).toBe(204);
     expectErrorBody(await server.api('DELETE', `/boards/${board.board_uuid}`), {
       statusCode: 404,
@@ -170,7 +161,7 @@ describe('DELETE /boards/:id', () => {
   });
 
   it('deletes an archived board too', async () => {
-    const board = await createBoard();
+    const board = await newBoard();
     await server.api('PATCH', `/boards/${board.board_uuid}/archive`);
     expect((await server.api('DELETE', `/boards/${board.board_uuid}`)).status).toBe(204);
     expect((await getBoard(board.board_uuid)).status).toBe(404);
@@ -179,7 +170,7 @@ describe('DELETE /boards/:id', () => {
 
 describe('POST /boards/:id/end-session', () => {
   it('answers 200 with session_ended_at and leaves the board active and usable', async () => {
-    const board = await createBoard();
+    const board = await newBoard();
     const before = Date.now();
     const ended = await server.api('POST', `/boards/${board.board_uuid}/end-session`);
     expect(ended.status).toBe(200);
@@ -197,7 +188,7 @@ describe('POST /boards/:id/end-session', () => {
   });
 
   it('publishes board.ended', async () => {
-    const board = await createBoard();
+    const board = await newBoard();
     await server.api('POST', `/boards/${board.board_uuid}/end-session`);
     const event = await eventFor('board.ended', board.board_uuid);
     expect(event.payload).toMatchObject({ board_id: board.board_uuid, organization_id: server.organizationId });
@@ -211,7 +202,7 @@ describe('POST /boards/:id/duplicate', () => {
   ];
 
   it('answers 201 with a new active board, copied names and fresh links', async () => {
-    const source = await createBoard({ title: 'Lesson', external_id: 'lesson-7', initial_objects: sourceObjects });
+    const source = await newBoard({ title: 'Lesson', external_id: 'lesson-7', initial_objects: sourceObjects });
     const before = Date.now();
     const copy = await server.api('POST', `/boards/${source.board_uuid}/duplicate`);
     expect(copy.status).toBe(201);
@@ -235,7 +226,7 @@ describe('POST /boards/:id/duplicate', () => {
   });
 
   it('copies objects with their type, data and position, plus config and webhook_url', async () => {
-    const source = await createBoard({
+    const source = await newBoard({
       initial_objects: sourceObjects,
       config: { max_participants: 12, allow_anonymous: false },
       webhook_url: 'https://hooks.example.com/source',
@@ -251,7 +242,7 @@ describe('POST /boards/:id/duplicate', () => {
   });
 
   it('leaves the source board unchanged', async () => {
-    const source = await createBoard({ title: 'Original', external_id: 'orig', initial_objects: sourceObjects });
+    const source = await newBoard({ title: 'Original', external_id: 'orig', initial_objects: sourceObjects });
     const before = (await getBoard(source.board_uuid)).body;
     expect((await server.api('POST', `/boards/${source.board_uuid}/duplicate`)).status).toBe(201);
     const after = (await getBoard(source.board_uuid)).body;
@@ -259,7 +250,7 @@ describe('POST /boards/:id/duplicate', () => {
   });
 
   it('gives the copy of a board without external_id a null external_id', async () => {
-    const source = await createBoard();
+    const source = await newBoard();
     const copy = await server.api('POST', `/boards/${source.board_uuid}/duplicate`);
     expect(copy.status).toBe(201);
     expect(copy.body.external_id).toBeNull();
@@ -267,7 +258,7 @@ describe('POST /boards/:id/duplicate', () => {
   });
 
   it('publishes board.created for the copy and lists it', async () => {
-    const source = await createBoard({ external_id: 'evt' });
+    const source = await newBoard({ external_id: 'evt' });
     const copy = await server.api('POST', `/boards/${source.board_uuid}/duplicate`);
     const event = await eventFor('board.created', copy.body.board_uuid);
     expect(event.payload).toMatchObject({
@@ -282,7 +273,7 @@ describe('POST /boards/:id/duplicate', () => {
 
 describe('PATCH /boards/:id/archive', () => {
   it('archives an active board: status, archived_at, message and board.archived', async () => {
-    const board = await createBoard({ title: 'To archive' });
+    const board = await newBoard({ title: 'To archive' });
     const before = Date.now();
     const archived = await server.api('PATCH', `/boards/${board.board_uuid}/archive`);
     expect(archived.status).toBe(200);
@@ -296,7 +287,7 @@ describe('PATCH /boards/:id/archive', () => {
   });
 
   it('keeps an archived board readable but hides it from the default list', async () => {
-    const board = await createBoard();
+    const board = await newBoard();
     await server.api('PATCH', `/boards/${board.board_uuid}/archive`);
     const read = await getBoard(board.board_uuid);
     expect(read.status).toBe(200);
@@ -308,7 +299,7 @@ describe('PATCH /boards/:id/archive', () => {
   });
 
   it('restores an archived board on the second call: status active, restored_at and board.unarchived', async () => {
-    const board = await createBoard({ title: 'Toggle' });
+    const board = await newBoard({ title: 'Toggle' });
     await server.api('PATCH', `/boards/${board.board_uuid}/archive`);
     const before = Date.now();
     const restored = await server.api('PATCH', `/boards/${board.board_uuid}/archive`);
@@ -336,7 +327,7 @@ describe('errors shared by the lifecycle endpoints', () => {
   });
 
   it.each(lifecycleCalls)('$name answers 401 without an API key or with a wrong one and leaves the board alone', async ({ method, suffix, body }) => {
-    const board = await createBoard({ title: 'Guarded' });
+    const board = await newBoard({ title: 'Guarded' });
     const path = `/api/v1/boards/${board.board_uuid}${suffix}`;
     const eventsBefore = server.events.length;
     const unauthorized = { statusCode: 401, error: 'Unauthorized', path };

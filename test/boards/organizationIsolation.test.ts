@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorBody } from '../helpers/assertions.js';
-import { startTestServer, type ApiResponse, type TestServer } from '../helpers/testServer.js';
+import { serverForSuite } from '../helpers/fixtures.js';
+import { type ApiResponse, type TestServer } from '../helpers/testServer.js';
 
 const OWNER = 'shared-owner-42';
 
-let server: TestServer;
+const { server } = serverForSuite();
 /** Calls the API as organization B. */
 let asB: TestServer['api'];
 let boardA: { board_uuid: string; title: string; external_id: string; access_links: { host: string; guest: string } };
@@ -15,7 +16,6 @@ let boardB: { board_uuid: string };
 let secrets: string[];
 
 beforeAll(async () => {
-  server = await startTestServer();
   const b = await server.newOrganization();
   asB = (method, path, body, headers) => server.api(method, path, body, { 'x-api-key': b.apiKey, ...headers });
 
@@ -48,11 +48,8 @@ beforeAll(async () => {
     'https://hooks.example.com/org-a',
   ];
 });
-afterAll(async () => {
-  await server.close();
-});
-
 /** Every board endpoint, with a body it would accept from the owner. */
+
 const boardCalls = [
   { name: 'GET /boards/:id', method: 'GET', suffix: '', body: undefined },
   { name: 'GET /boards/:id/access-links', method: 'GET', suffix: '/access-links', body: undefined },

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectErrorBody } from '../helpers/assertions.js';
-import { startTestServer, type TestServer } from '../helpers/testServer.js';
+import { serverForSuite } from '../helpers/fixtures.js';
 
 /**
  * DESIGN §2 (`WEBHOOK_ALLOW_PRIVATE`): a board's data provider URL and its components' URLs
@@ -27,13 +27,7 @@ const withProvider = (url: string) => ({ title: 'Provider', data_provider: { typ
 const withComponents = (...urls: string[]) => ({ title: 'Components', config: { components: urls.map((url) => ({ type: 'quiz', url })) } });
 
 describe('in production (WEBHOOK_ALLOW_PRIVATE=false)', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer({ env: { WEBHOOK_ALLOW_PRIVATE: 'false' } });
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
+  const { server } = serverForSuite({ env: { WEBHOOK_ALLOW_PRIVATE: 'false' } });
 
   const boardCount = async () => (await server.api('GET', '/boards')).body.length as number;
 
@@ -90,13 +84,7 @@ describe('in production (WEBHOOK_ALLOW_PRIVATE=false)', () => {
 });
 
 describe('in development (private targets allowed, the default outside production)', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer();
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
+  const { server } = serverForSuite();
 
   it('POST /boards accepts loopback provider and component URLs over plain http', async () => {
     const created = await server.api('POST', '/boards', { ...withProvider('http://127.0.0.1:4000/users/:id'), config: withComponents('http://localhost:5173/quiz').config });

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorBody, ISO_TIMESTAMP } from '../helpers/assertions.js';
-import { request, startTestServer, type ApiResponse, type TestServer } from '../helpers/testServer.js';
+import { serverForSuite, type CreatedBoard, tokenOf, createBoard, postFrame } from '../helpers/fixtures.js';
+import { request, type ApiResponse } from '../helpers/testServer.js';
 
 /** SPEC "Frames and zones": the frame endpoints as a host or guest calls them over HTTP. */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -10,32 +11,12 @@ const FRAME_FIELDS = [
   'visibility', 'parent_frame_id', 'assigned_participant_id', 'assigned_user_id', 'zone_visibility', 'zone_version', 'created_at', 'updated_at',
 ];
 
-interface CreatedBoard {
-  board_uuid: string;
-  access_links: { host: string; guest: string };
-}
+const { server } = serverForSuite();
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server?.close();
-});
+const newBoard = () => createBoard(server, 'Frames');
 
-async function newBoard(): Promise<CreatedBoard> {
-  const created = await server.api('POST', '/boards', { title: `Frames ${randomUUID().slice(0, 8)}` });
-  expect(created.status).toBe(201);
-  return created.body as CreatedBoard;
-}
+const createFrame = (boardId: string, body: Record<string, unknown> = {}) => postFrame(server, boardId, body);
 
-async function createFrame(boardId: string, body: Record<string, unknown> = {}): Promise<Record<string, any>> {
-  const created = await server.api('POST', `/boards/${boardId}/frames`, { name: 'Frame', ...body });
-  expect(created.status).toBe(201);
-  return created.body;
-}
-
-const tokenOf = (link: string) => new URL(link).searchParams.get('token')!;
 /** Calls the API with a board access token instead of the API key. */
 const withToken = (token: string, method: string, path: string, body?: unknown): Promise<ApiResponse> =>
   request(server.url, method, `/api/v1${path}`, body, { authorization: `Bearer ${token}` });
@@ -288,9 +269,17 @@ describe('PATCH /boards/:id/frames/:fid', () => {
   it('lets a guest change a plain frame', async () => {
     const board = await newBoard();
     const frame = await createFrame(board.board_uuid);
-    const res = await asGuest(board, 'PATCH', `/boards/${board.board_uuid}/frames/${frame.id}`, { name: 'Guest edit', lock_mode: 'soft' });
+    const res = await asGuest(board, 'PATCH', `/boards/${board.board_uuid}/frames/${frame.id}`, { name: 'Guest edit', background_color: '#abcdef' });
     expect(res.status).toBe(200);
-    expect(await getFrame(board.board_uuid, frame.id)).toMatchObject({ name: 'Guest edit', lock_mode: 'soft', zone_version: 2 });
+    expect(await getFrame(board.board_uuid, frame.id)).toMatchObject({ name: 'Guest edit', background_color: '#abcdef', zone_version: 2 });
+  });
+
+  it("refuses a guest changing a frame's lock mode (host-only, like the frame:lock socket command)", async () => {
+    const board = await newBoard();
+    const frame = await createFrame(board.board_uuid);
+    const res = await asGuest(board, 'PATCH', `/boards/${board.board_uuid}/frames/${frame.id}`, { name: 'Guest edit', lock_mode: 'soft' });
+    expectErrorBody(res, { statusCode: 403, error: 'Forbidden' });
+    expect(await getFrame(board.board_uuid, frame.id)).toMatchObject({ name: frame.name, lock_mode: 'none', zone_version: 1 });
   });
 });
 

@@ -1,41 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorBody } from '../helpers/assertions.js';
-import { addObject, connectBoardClient, type BoardClient } from '../helpers/realtimeClient.js';
-import { eventually, request, startTestServer, type ApiResponse, type TestServer } from '../helpers/testServer.js';
+import { serverForSuite, type CreatedBoard, tokenOf, createBoard, postFrame } from '../helpers/fixtures.js';
+import { addObject, connectBoardClient } from '../helpers/realtimeClient.js';
+import { eventually, request, type ApiResponse } from '../helpers/testServer.js';
 
 /** SPEC "Frame and zone", "Zone assignment", zone visibility and permissions, over REST. */
-interface CreatedBoard {
-  board_uuid: string;
-  access_links: { host: string; guest: string };
-}
 
-let server: TestServer;
-const clients: BoardClient[] = [];
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterEach(() => {
-  for (const client of clients.splice(0)) client.destroy();
-});
-afterAll(async () => {
-  await server?.close();
-});
+const { server, clients } = serverForSuite();
 
-async function newBoard(): Promise<CreatedBoard> {
-  const created = await server.api('POST', '/boards', { title: `Zones ${randomUUID().slice(0, 8)}` });
-  expect(created.status).toBe(201);
-  return created.body as CreatedBoard;
-}
+const newBoard = () => createBoard(server, 'Zones');
 
 /** Creates a frame (a zone when an assignment id is given); 300×300 at (x, 0) unless told otherwise. */
-async function createFrame(board: CreatedBoard, body: Record<string, unknown> = {}): Promise<Record<string, any>> {
-  const created = await server.api('POST', `/boards/${board.board_uuid}/frames`, { name: 'Frame', bounds_width: 300, bounds_height: 300, ...body });
-  expect(created.status).toBe(201);
-  return created.body;
-}
+const createFrame = (board: CreatedBoard, body: Record<string, unknown> = {}) => postFrame(server, board.board_uuid, { bounds_width: 300, bounds_height: 300, ...body });
 
-const tokenOf = (link: string) => new URL(link).searchParams.get('token')!;
 /** Calls the API with a board token (`role`) and, when given, a declared user id. */
 const callAs = (board: CreatedBoard, role: 'host' | 'guest', userId: string | null, method: string, path: string, body?: unknown): Promise<ApiResponse> =>
   request(server.url, method, `/api/v1${path}`, body, { authorization: `Bearer ${tokenOf(board.access_links[role])}`, ...(userId ? { 'x-user-id': userId } : {}) });

@@ -37,7 +37,7 @@ export interface RouteContext {
   board: Arena;
   fixtures: Fixtures;
   /** A number never returned before (unique names and emails). */
-  unique(): number;
+  unique: () => number;
 }
 
 export type Credential = 'api key' | 'host token' | 'guest token' | 'other organization key' | 'admin token' | 'no credential';

@@ -1,4 +1,5 @@
 import { HocuspocusProvider, HocuspocusProviderWebsocket } from '@hocuspocus/provider';
+import * as decoding from 'lib0/decoding';
 import WebSocket from 'ws';
 import * as Y from 'yjs';
 import { eventually } from './testServer.js';
@@ -38,7 +39,7 @@ export function connectBoardClient({ url, name, token, reconnect = false }: Boar
   const closes: Array<{ code: number; reason: string }> = [];
   const socket = new HocuspocusProviderWebsocket({
     url,
-    WebSocketPolyfill: WebSocket as unknown as typeof globalThis.WebSocket,
+    WebSocketPolyfill: WebSocket,
     maxAttempts: reconnect ? 0 : 1,
     onClose: ({ event }) => closes.push({ code: event.code, reason: String(event.reason ?? '') }),
   });
@@ -70,6 +71,20 @@ export function connectBoardClient({ url, name, token, reconnect = false }: Boar
       socket.destroy();
     },
   };
+}
+
+/** The Hocuspocus message type that acknowledges (1) or refuses (0) a client's update. */
+const SYNC_STATUS = 8;
+
+/** Counts the SyncStatus answers a provider receives (1 = applied, 0 = refused). */
+export function countSyncAcks(provider: HocuspocusProvider, acks: { saved: number; refused: number }): void {
+  provider.on('message', ({ event }: { event: MessageEvent }) => {
+    const decoder = decoding.createDecoder(new Uint8Array(event.data as ArrayBuffer));
+    decoding.readVarString(decoder);
+    if (decoding.readVarUint(decoder) !== SYNC_STATUS) return;
+    if (decoding.readVarInt(decoder) === 1) acks.saved += 1;
+    else acks.refused += 1;
+  });
 }
 
 /** Adds a board object to a client's document the way a browser client would. */

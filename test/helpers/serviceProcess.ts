@@ -48,8 +48,8 @@ export async function startServiceProcess(env: Record<string, string>, timeoutMs
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
   const exited = new Promise<ProcessExit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   const service: ServiceProcess = {
     url: '',
@@ -68,7 +68,7 @@ export async function startServiceProcess(env: Record<string, string>, timeoutMs
       child.kill('SIGKILL');
       reject(new Error(`service did not start in ${timeoutMs} ms:\n${output}`));
     }, timeoutMs);
-    child.stdout!.on('data', () => {
+    child.stdout.on('data', () => {
       const match = LISTENING.exec(output);
       if (match?.[1]) {
         clearTimeout(timer);

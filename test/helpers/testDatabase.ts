@@ -11,14 +11,22 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
+/** DATABASE_URL when it points at a PostgreSQL server, else null. */
+export function postgresServerUrl(): string | null {
+  const base = process.env.DATABASE_URL;
+  return base && /^postgres(ql)?:\/\//.test(base) ? base : null;
+}
+
 /**
  * Tests run on SQLite by default and on PostgreSQL when DATABASE_URL points at one
  * (CI runs both). Each call makes a fresh, empty database so files never share state.
+ * `flavour` asks for one flavour whatever DATABASE_URL says (PostgreSQL still needs it).
  */
-export async function createTestDatabase(): Promise<TestDatabase> {
-  const base = process.env.DATABASE_URL;
+export async function createTestDatabase(flavour?: TestDatabase['flavour']): Promise<TestDatabase> {
+  const base = postgresServerUrl();
   const suffix = randomBytes(6).toString('hex');
-  if (base && /^postgres(ql)?:\/\//.test(base)) {
+  if (flavour === 'postgres' && !base) throw new Error('a PostgreSQL test database needs DATABASE_URL=postgresql://…');
+  if (base && flavour !== 'sqlite') {
     const name = `wb_test_${suffix}`;
     const admin = new pg.Client({ connectionString: base });
     await admin.connect();
@@ -41,8 +49,9 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   return {
     url: `file:${file}`,
     flavour: 'sqlite',
-    async drop() {
+    drop() {
       for (const extension of ['', '-wal', '-shm']) rmSync(`${file}${extension}`, { force: true });
+      return Promise.resolve();
     },
   };
 }

@@ -24,7 +24,7 @@ export interface TestServer {
   /** Calls the API as the test organization (override headers to call as someone else). */
   /** The WebSocket URL of a board access link (`?token=…`), plus extra query parameters. */
   socketUrl(accessLink: string, params?: Record<string, string>): string;
-  api<T = any>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse<T>>;
+  api: <T = any>(method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<ApiResponse<T>>;
   /** Creates another organization and returns its API key. */
   newOrganization(plan?: Plan): Promise<{ apiKey: string; organizationId: string }>;
   /**
@@ -158,7 +158,7 @@ export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 5_0
     } catch (error) {
       lastError = error;
     }
-    if (Date.now() > deadline) throw lastError ?? new Error('condition not met before the deadline');
+    if (Date.now() > deadline) throw lastError instanceof Error ? lastError : new Error('condition not met before the deadline');
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }

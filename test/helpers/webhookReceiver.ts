@@ -68,7 +68,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     req.on('end', () => {
       const rawBody = Buffer.concat(chunks);
       const body = rawBody.toString('utf8');
-      let json: unknown = null;
+      let json: unknown;
       try {
         json = JSON.parse(body);
       } catch {

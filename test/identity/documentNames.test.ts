@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/database.js';
+import { serverForSuite } from '../helpers/fixtures.js';
 import { addObject, connectBoardClient, type BoardClient } from '../helpers/realtimeClient.js';
-import { eventually, startTestServer, type TestServer } from '../helpers/testServer.js';
+import { eventually } from '../helpers/testServer.js';
 
 /**
  * Only the names of the document layout open (DESIGN §1; issue 10, item 9): `<board_uuid>` and
@@ -10,18 +11,7 @@ import { eventually, startTestServer, type TestServer } from '../helpers/testSer
  * before a document is created, so a guest cannot make the server keep documents of its own.
  */
 
-let server: TestServer;
-const clients: BoardClient[] = [];
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterEach(() => {
-  clients.splice(0).forEach((client) => client.destroy());
-});
-afterAll(async () => {
-  await server?.close();
-});
+const { server, clients } = serverForSuite();
 
 type Client = BoardClient & { refusals: string[] };
 

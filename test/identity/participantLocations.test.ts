@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { connectBoardClient, type BoardClient } from '../helpers/realtimeClient.js';
-import { eventually, request, startTestServer, type TestServer } from '../helpers/testServer.js';
+import { describe, expect, it } from 'vitest';
+import { serverForSuite, tokenOf } from '../helpers/fixtures.js';
+import { type BoardClient } from '../helpers/realtimeClient.js';
+import { eventually, request } from '../helpers/testServer.js';
 
 /**
  * A participant's location names the frame it looks at; shown to a viewer who may not see
@@ -9,27 +10,9 @@ import { eventually, request, startTestServer, type TestServer } from '../helper
  * viewer like frames: over REST (`includeParticipants=true`) and on the socket relay.
  */
 
-let server: TestServer;
-const clients: BoardClient[] = [];
+const { server, connect } = serverForSuite();
 
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterEach(() => {
-  clients.splice(0).forEach((client) => client.destroy());
-});
-afterAll(async () => {
-  await server?.close();
-});
-
-const tokenOf = (link: string) => new URL(link).searchParams.get('token')!;
 const viewport = { x: 0, y: 0, width: 800, height: 600 };
-
-function connect(token: string, name: string, params: Record<string, string> = {}): BoardClient {
-  const client = connectBoardClient({ url: server.socketUrl(`${server.url}/?token=${token}`, params), name });
-  clients.push(client);
-  return client;
-}
 
 let barriers = 0;
 /** Resolves once the server handled everything `client` sent and delivered what it queued for it before. */

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { HocuspocusProvider } from '@hocuspocus/provider';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { openDatabase } from '../../src/store/database.js';
 import { ISO_TIMESTAMP, expectErrorBody } from '../helpers/assertions.js';
+import { serverForSuite, type CreatedBoard, tokenOf, createBoard } from '../helpers/fixtures.js';
 import { addObject, connectBoardClient, type BoardClient } from '../helpers/realtimeClient.js';
-import { eventually, request, startTestServer, type PersonalLink, type TestServer } from '../helpers/testServer.js';
+import { eventually, request, type PersonalLink } from '../helpers/testServer.js';
 
 /**
  * Personal links (DESIGN §2 "Identity"): `POST /boards/<id>/participant-links` binds a board
@@ -15,45 +16,20 @@ import { eventually, request, startTestServer, type PersonalLink, type TestServe
 
 const HOUR_MS = 3_600_000;
 const clock = new ManualClock(new Date('2031-03-01T09:00:00.000Z'));
-let server: TestServer;
-const clients: BoardClient[] = [];
+const { server, clients, connect } = serverForSuite({ clock });
 const providers: HocuspocusProvider[] = [];
 
-beforeAll(async () => {
-  server = await startTestServer({ clock });
-});
 afterEach(() => {
   providers.splice(0).forEach((provider) => provider.destroy());
-  clients.splice(0).forEach((client) => client.destroy());
-});
-afterAll(async () => {
-  await server?.close();
 });
 
-interface CreatedBoard {
-  board_uuid: string;
-  expires_at: string;
-  access_links: { host: string; guest: string };
-}
-
-const tokenOf = (link: string) => new URL(link).searchParams.get('token')!;
 const linksPath = (board: CreatedBoard, userId = '') => `/boards/${board.board_uuid}/participant-links${userId ? `/${encodeURIComponent(userId)}` : ''}`;
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 /** Calls the API with a board token instead of the API key. */
 const withToken = (token: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
   request(server.url, method, `/api/v1${path}`, body, { ...bearer(token), ...headers });
 
-async function newBoard(body: Record<string, unknown> = {}): Promise<CreatedBoard> {
-  const created = await server.api('POST', '/boards', { title: `Links ${randomUUID().slice(0, 8)}`, ...body });
-  expect(created.status).toBe(201);
-  return created.body as CreatedBoard;
-}
-
-function connect(token: string, name: string, params: Record<string, string> = {}): BoardClient {
-  const client = connectBoardClient({ url: server.socketUrl(`${server.url}/?token=${token}`, params), name });
-  clients.push(client);
-  return client;
-}
+const newBoard = (body: Record<string, unknown> = {}) => createBoard(server, 'Links', body);
 
 const firstClose = async (client: BoardClient) => (await eventually(() => client.closes[0], 10_000))!;
 

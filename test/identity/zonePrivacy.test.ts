@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectErrorBody } from '../helpers/assertions.js';
+import { serverForSuite, tokenOf } from '../helpers/fixtures.js';
 import { addObject, connectBoardClient, type BoardClient } from '../helpers/realtimeClient.js';
-import { eventually, request, startTestServer, type TestServer } from '../helpers/testServer.js';
+import { eventually, request } from '../helpers/testServer.js';
 
 /**
  * Zone privacy rests on credentials, never on what a client declares (issue 10, item 6): a
@@ -10,18 +11,7 @@ import { eventually, request, startTestServer, type TestServer } from '../helper
  * owns nothing; only the personal link of the assigned user owns its zone.
  */
 
-let server: TestServer;
-const clients: BoardClient[] = [];
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterEach(() => {
-  clients.splice(0).forEach((client) => client.destroy());
-});
-afterAll(async () => {
-  await server?.close();
-});
+const { server, clients } = serverForSuite();
 
 interface Classroom {
   boardId: string;
@@ -31,7 +21,6 @@ interface Classroom {
   zoneDocument: string;
 }
 
-const tokenOf = (link: string) => new URL(link).searchParams.get('token')!;
 const socketUrl = (token: string, params: Record<string, string> = {}) => server.socketUrl(`${server.url}/?token=${token}`, params);
 const asToken = (token: string, method: string, path: string, headers: Record<string, string> = {}, body?: unknown) =>
   request(server.url, method, `/api/v1${path}`, body, { authorization: `Bearer ${token}`, ...headers });

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { expectErrorBody } from '../helpers/assertions.js';
-import { startTestServer, type ApiResponse, type TestServer } from '../helpers/testServer.js';
+import { serverForSuite, QUIZ_SCHEMA } from '../helpers/fixtures.js';
+import { type ApiResponse } from '../helpers/testServer.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhookReceiver.js';
 
 /**
@@ -13,29 +14,16 @@ import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhookRe
 const NOW = new Date('2031-05-04T10:00:00.000Z');
 const TYPES = '/api/v1/object-types';
 
-const QUIZ_SCHEMA = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['question'],
-  properties: {
-    question: { type: 'string', minLength: 1, maxLength: 200 },
-    points: { type: 'integer', minimum: 0, maximum: 100 },
-  },
-};
-
-let server: TestServer;
+const { server } = serverForSuite({ clock: new ManualClock(NOW) });
 let receiver: WebhookReceiver;
 let sequence = 0;
 
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
-  server = await startTestServer({ clock: new ManualClock(NOW) });
 });
 afterAll(async () => {
-  await server?.close();
   await receiver?.close();
 });
-
 const uniqueName = (base: string) => `${base}-${(sequence += 1)}`;
 
 function register(body: Record<string, unknown>, headers?: Record<string, string>): Promise<ApiResponse> {

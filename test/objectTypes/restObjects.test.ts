@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorBody } from '../helpers/assertions.js';
-import { startTestServer, type TestServer } from '../helpers/testServer.js';
+import { serverForSuite, QUIZ_SCHEMA } from '../helpers/fixtures.js';
 
 /**
  * SPEC "Board object": `data` is validated against the object type's schema. Objects of a
@@ -9,22 +9,11 @@ import { startTestServer, type TestServer } from '../helpers/testServer.js';
  * field, and nothing is stored.
  */
 
-const QUIZ_SCHEMA = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['question'],
-  properties: {
-    question: { type: 'string', minLength: 1, maxLength: 200 },
-    points: { type: 'integer', minimum: 0, maximum: 100 },
-  },
-};
-
-let server: TestServer;
+const { server } = serverForSuite();
 let boardId: string;
 let guestToken: string;
 
 beforeAll(async () => {
-  server = await startTestServer();
   const registered = await server.api('POST', '/object-types', { typeName: 'quiz', displayName: 'Quiz', category: 'assessment', schema: QUIZ_SCHEMA });
   expect(registered.status).toBe(201);
   const board = await server.api('POST', '/boards', { title: 'Quiz board' });
@@ -32,10 +21,6 @@ beforeAll(async () => {
   boardId = board.body.board_uuid;
   guestToken = new URL(board.body.access_links.guest).searchParams.get('token')!;
 });
-afterAll(async () => {
-  await server?.close();
-});
-
 const objectsPath = () => `/boards/${boardId}/objects`;
 const position = { x: 10, y: 20 };
 

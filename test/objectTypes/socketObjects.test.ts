@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
+import { serverForSuite, type CreatedBoard, QUIZ_SCHEMA } from '../helpers/fixtures.js';
 import { addObject, connectBoardClient, type BoardClient } from '../helpers/realtimeClient.js';
-import { eventually, startTestServer, type TestServer } from '../helpers/testServer.js';
+import { eventually } from '../helpers/testServer.js';
 
 /**
  * DESIGN §1 "write checks" for custom object types: an object of a registered type written
@@ -11,21 +12,6 @@ import { eventually, startTestServer, type TestServer } from '../helpers/testSer
  * store, whoever writes it (hosts included); the writer converges back and is told
  * (`write-rejected`, reason `invalid-object`). Valid objects flow as usual.
  */
-
-const QUIZ_SCHEMA = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['question'],
-  properties: {
-    question: { type: 'string', minLength: 1, maxLength: 200 },
-    points: { type: 'integer', minimum: 0, maximum: 100 },
-  },
-};
-
-interface CreatedBoard {
-  board_uuid: string;
-  access_links: { host: string; guest: string };
-}
 
 /** A client that records every update the server sends it and the objects after each. */
 interface Client extends BoardClient {
@@ -37,19 +23,11 @@ const text = (bytes: Uint8Array) => Buffer.from(bytes).toString('latin1');
 const marker = (what: string) => `${what}-${randomUUID()}`;
 const objectsOf = (client: BoardClient): Y.Map<unknown> => client.doc.getMap('objects');
 
-let server: TestServer;
-const clients: BoardClient[] = [];
+const { server, clients } = serverForSuite();
 
 beforeAll(async () => {
-  server = await startTestServer();
   const registered = await server.api('POST', '/object-types', { typeName: 'quiz', displayName: 'Quiz', category: 'assessment', schema: QUIZ_SCHEMA });
   expect(registered.status).toBe(201);
-});
-afterAll(async () => {
-  await server?.close();
-});
-afterEach(() => {
-  clients.splice(0).forEach((client) => client.destroy());
 });
 
 async function connect(link: string, userId: string, board: CreatedBoard): Promise<Client> {

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { ISO_TIMESTAMP } from '../helpers/assertions.js';
-import { startTestServer, type TestServer } from '../helpers/testServer.js';
+import { serverForSuite, organizationCaller } from '../helpers/fixtures.js';
 
 /**
  * `api_calls_daily`: every call made with an API key counts, whatever it does; past the
@@ -9,18 +9,10 @@ import { startTestServer, type TestServer } from '../helpers/testServer.js';
  * forward only, to the instants it needs.
  */
 const clock = new ManualClock(new Date('2026-03-10T12:00:00.000Z'));
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer({ clock });
-});
-afterAll(async () => {
-  await server?.close();
-});
+const { server } = serverForSuite({ clock });
 
 async function starter() {
-  const { apiKey, organizationId } = await server.newOrganization('starter');
-  const api = (method: string, path: string, body?: unknown) => server.api(method, path, body, { 'x-api-key': apiKey });
+  const { apiKey, organizationId, api } = await organizationCaller(server, 'starter');
   /** `current` of api_calls_daily, as the quota endpoint (free to call) reports it. */
   const callsToday = async (): Promise<number> => {
     const check = await api('GET', '/quota/api_calls_daily');

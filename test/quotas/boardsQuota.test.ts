@@ -1,23 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { ISO_TIMESTAMP } from '../helpers/assertions.js';
-import { startTestServer, type ApiResponse, type TestServer } from '../helpers/testServer.js';
+import { serverForSuite, organizationCaller } from '../helpers/fixtures.js';
+import { type ApiResponse } from '../helpers/testServer.js';
 
 const HOUR_MS = 3_600_000;
 const clock = new ManualClock(new Date('2026-03-10T12:00:00.000Z'));
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer({ clock });
-});
-afterAll(async () => {
-  await server?.close();
-});
+const { server } = serverForSuite({ clock });
 
 /** A starter organization (10 active boards) and calls made as it. */
 async function starter() {
-  const { apiKey, organizationId } = await server.newOrganization('starter');
-  const api = (method: string, path: string, body?: unknown) => server.api(method, path, body, { 'x-api-key': apiKey });
+  const { apiKey, organizationId, api } = await organizationCaller(server, 'starter');
   const create = (body: Record<string, unknown> = {}) => api('POST', '/boards', { title: 'Lesson', ...body });
   const createOk = async (body: Record<string, unknown> = {}): Promise<string> => {
     const created = await create(body);

@@ -1,14 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/testServer.js';
+import { describe, expect, it } from 'vitest';
+import { serverForSuite, organizationCaller } from '../helpers/fixtures.js';
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server?.close();
-});
+const { server } = serverForSuite();
 
 const registration = (typeName: string) => ({
   typeName,
@@ -18,8 +11,7 @@ const registration = (typeName: string) => ({
 });
 
 async function starter() {
-  const { apiKey } = await server.newOrganization('starter');
-  const api = (method: string, path: string, body?: unknown) => server.api(method, path, body, { 'x-api-key': apiKey });
+  const { api } = await organizationCaller(server, 'starter');
   return { api };
 }
 

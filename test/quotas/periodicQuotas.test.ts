@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { AppError, ERROR_KINDS } from '../../src/errors.js';
 import type { Plan } from '../../src/organizations/plans.js';
 import { PLAN_LIMITS, type PeriodicQuota } from '../../src/quotas/quotaTypes.js';
-import { startTestServer, type TestServer } from '../helpers/testServer.js';
+import { serverForSuite } from '../helpers/fixtures.js';
 
 /**
  * The counted quotas no feature consumes yet (AI requests, file uploads, exports, CDN
@@ -11,14 +11,7 @@ import { startTestServer, type TestServer } from '../helpers/testServer.js';
  * `GET /quota`. The shared clock only moves forward: each test sets the instants it needs.
  */
 const clock = new ManualClock(new Date('2026-03-10T12:00:00.000Z'));
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer({ clock });
-});
-afterAll(async () => {
-  await server?.close();
-});
+const { server } = serverForSuite({ clock });
 
 async function organization(plan: Plan) {
   const { apiKey, organizationId } = await server.newOrganization(plan);

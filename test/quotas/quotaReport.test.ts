@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { PLANS, type Plan } from '../../src/organizations/plans.js';
 import { PLAN_LIMITS } from '../../src/quotas/quotaTypes.js';
 import { expectErrorBody, ISO_TIMESTAMP } from '../helpers/assertions.js';
-import { request, startTestServer, type ApiResponse, type TestServer } from '../helpers/testServer.js';
+import { serverForSuite } from '../helpers/fixtures.js';
+import { request, type ApiResponse } from '../helpers/testServer.js';
 
 /** SPEC "Quota": the 13 quota types, in the order the spec lists them. */
 const SPEC_TYPES = [
@@ -55,14 +56,7 @@ interface Report {
 }
 
 const clock = new ManualClock(NOW);
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer({ clock, env: { ADMIN_TOKEN } });
-});
-afterAll(async () => {
-  await server?.close();
-});
+const { server } = serverForSuite({ clock, env: { ADMIN_TOKEN } });
 
 /** A new organization on `plan`, shaped for both the API (apiKey) and the quota service (id, plan). */
 async function newOrganization(plan: Plan): Promise<{ id: string; apiKey: string; organizationId: string; plan: Plan }> {

@@ -2,14 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import * as decoding from 'lib0/decoding';
 import * as encoding from 'lib0/encoding';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { ManualClock } from '../../src/clock.js';
 import type { Plan } from '../../src/organizations/plans.js';
 import { PLAN_LIMITS } from '../../src/quotas/quotaTypes.js';
-import { MessageType } from '../../src/realtime/frames.js';
+import { MessageType } from '../../src/realtime/wireFrames.js';
+import { serverForSuite, organizationCaller } from '../helpers/fixtures.js';
 import { addObject, connectBoardClient, rawSocketOutcome, type BoardClient } from '../helpers/realtimeClient.js';
-import { eventually, request, startTestServer, type TestServer } from '../helpers/testServer.js';
+import { eventually, request } from '../helpers/testServer.js';
 
 /**
  * The quotas enforced on sockets: `websocket_messages_daily` (messages of the organization's
@@ -18,19 +19,11 @@ import { eventually, request, startTestServer, type TestServer } from '../helper
 const clock = new ManualClock(new Date('2026-03-10T12:00:00.000Z'));
 const QUOTA_EXCEEDED = { code: 4402, reason: 'quota-exceeded' };
 const ADMIN_TOKEN = `admin-${randomBytes(16).toString('hex')}`;
-let server: TestServer;
-const clients: BoardClient[] = [];
+const { server, clients } = serverForSuite({ clock, env: { ADMIN_TOKEN } });
 const rawSockets: WebSocket[] = [];
 
-beforeAll(async () => {
-  server = await startTestServer({ clock, env: { ADMIN_TOKEN } });
-});
 afterEach(() => {
-  clients.splice(0).forEach((client) => client.destroy());
   rawSockets.splice(0).forEach((socket) => socket.terminate());
-});
-afterAll(async () => {
-  await server?.close();
 });
 
 interface Board {
@@ -40,8 +33,7 @@ interface Board {
 }
 
 async function organization(plan: Plan) {
-  const { apiKey, organizationId } = await server.newOrganization(plan);
-  const api = (method: string, path: string, body?: unknown) => server.api(method, path, body, { 'x-api-key': apiKey });
+  const { apiKey, organizationId, api } = await organizationCaller(server, plan);
   const newBoard = async (config: Record<string, unknown> = {}): Promise<Board> => {
     const created = await api('POST', '/boards', { title: 'Live lesson', config });
     expect(created.status).toBe(201);

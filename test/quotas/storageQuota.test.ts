@@ -1,22 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { startTestServer, type TestServer } from '../helpers/testServer.js';
+import { serverForSuite, organizationCaller } from '../helpers/fixtures.js';
 
 /** `storage_org` and `storage_board`: bytes of the boards' stored documents, in total and for the largest board. */
 const clock = new ManualClock(new Date('2026-03-10T12:00:00.000Z'));
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer({ clock });
-});
-afterAll(async () => {
-  await server?.close();
-});
+const { server } = serverForSuite({ clock });
 
 describe('the storage quotas', () => {
   it('measures the bytes written to boards: the organization in total and its largest board', async () => {
-    const { apiKey } = await server.newOrganization('starter');
-    const api = (method: string, path: string, body?: unknown) => server.api(method, path, body, { 'x-api-key': apiKey });
+    const { api } = await organizationCaller(server, 'starter');
     const storage = async () => {
       const read = await api('GET', '/quota');
       expect(read.status).toBe(200);

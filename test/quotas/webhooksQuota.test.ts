@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { ISO_TIMESTAMP } from '../helpers/assertions.js';
-import { eventually, startTestServer, type TestServer } from '../helpers/testServer.js';
+import { serverForSuite } from '../helpers/fixtures.js';
+import { eventually } from '../helpers/testServer.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhookReceiver.js';
 
 /**
@@ -9,7 +10,7 @@ import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhookRe
  * day's deliveries, further ones are recorded as failed (`quota_exceeded`) and never sent.
  */
 const clock = new ManualClock(new Date('2026-03-10T12:00:00.000Z'));
-let server: TestServer;
+const { server } = serverForSuite({ clock });
 let receiver: WebhookReceiver;
 
 interface Delivery {
@@ -25,10 +26,8 @@ interface Delivery {
 
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
-  server = await startTestServer({ clock });
 });
 afterAll(async () => {
-  await server?.close();
   await receiver?.close();
 });
 

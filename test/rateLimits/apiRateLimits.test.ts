@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import type { Plan } from '../../src/organizations/plans.js';
 import { expectErrorBody } from '../helpers/assertions.js';
-import { startTestServer, type ApiResponse, type TestServer } from '../helpers/testServer.js';
+import { serverForSuite } from '../helpers/fixtures.js';
+import { type ApiResponse, type TestServer } from '../helpers/testServer.js';
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
@@ -52,17 +53,10 @@ async function callsUntilRefused(server: TestServer, apiKey: string, max: number
 
 describe('a per-minute limit tighter than the hourly one', () => {
   const clock = new ManualClock(new Date('2031-03-01T09:00:30.000Z'));
-  let server: TestServer;
-
-  beforeAll(async () => {
-    server = await startTestServer({
+  const { server } = serverForSuite({
       clock,
       env: { RATE_LIMIT_PER_MINUTE: '3', RATE_LIMIT_PER_HOUR: '100', RATE_LIMIT_PER_HOUR_PREMIUM: '100' },
     });
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
 
   it('reports limit, remaining and reset on every call, remaining going down by one', async () => {
     const { apiKey } = await server.newOrganization();
@@ -132,17 +126,10 @@ describe('a per-minute limit tighter than the hourly one', () => {
 
 describe('both limits at once', () => {
   const clock = new ManualClock(new Date('2031-03-01T09:00:00.000Z'));
-  let server: TestServer;
-
-  beforeAll(async () => {
-    server = await startTestServer({
+  const { server } = serverForSuite({
       clock,
       env: { RATE_LIMIT_PER_MINUTE: '3', RATE_LIMIT_PER_HOUR: '5', RATE_LIMIT_PER_HOUR_PREMIUM: '5' },
     });
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
 
   it('reports whichever limit has the smaller share left, and refuses on the hourly one', async () => {
     clock.set(new Date('2031-03-01T10:00:10.000Z'));
@@ -182,17 +169,10 @@ describe('both limits at once', () => {
 
 describe('the hourly limit by plan', () => {
   const clock = new ManualClock(new Date('2031-03-01T09:15:00.000Z'));
-  let server: TestServer;
-
-  beforeAll(async () => {
-    server = await startTestServer({
+  const { server } = serverForSuite({
       clock,
       env: { RATE_LIMIT_PER_MINUTE: '0', RATE_LIMIT_PER_HOUR: '5', RATE_LIMIT_PER_HOUR_PREMIUM: '8' },
     });
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
 
   const cases: Array<[Plan, number]> = [
     ['starter', 5],
@@ -222,14 +202,7 @@ describe('the hourly limit by plan', () => {
 });
 
 describe('with rate limits turned off', () => {
-  let server: TestServer;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
+  const { server } = serverForSuite();
 
   it('sends no rate-limit headers and never refuses', async () => {
     const answers = await Promise.all(Array.from({ length: 120 }, () => server.api('GET', '/boards')));

@@ -1,27 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
 import type { BusEvent } from '../../src/events/types.js';
 import { ISO_TIMESTAMP } from '../helpers/assertions.js';
+import { serverForSuite } from '../helpers/fixtures.js';
 import { addObject, connectBoardClient, type BoardClient } from '../helpers/realtimeClient.js';
-import { eventually, startTestServer, type TestServer } from '../helpers/testServer.js';
+import { eventually } from '../helpers/testServer.js';
 
 /**
  * Object events (`object.created`, `object.updated`, `object.deleted`) come from the board
  * document itself: one per changed object, whether the change came over REST or a socket.
  */
-let server: TestServer;
-const clients: BoardClient[] = [];
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterEach(() => {
-  clients.splice(0).forEach((client) => client.destroy());
-});
-afterAll(async () => {
-  await server.close();
-});
+const { server, clients } = serverForSuite();
 
 type ObjectEvent = Extract<BusEvent, { name: 'object.created' | 'object.updated' | 'object.deleted' }>;
 

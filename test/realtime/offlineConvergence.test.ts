@@ -50,10 +50,21 @@ async function join(on: TestServer, board: Board, userId: (typeof PEOPLE)[number
   return client;
 }
 
+/** A new board on which alice wrote object `shared` and bob, connected too, has it. */
+async function sharingOneObject() {
+  const board = await createBoard();
+  const alice = await join(server, board, 'alice');
+  const bob = await join(server, board, 'bob');
+  addObject(alice.doc, { id: 'shared', type: 'sticky', data: { text: 'original' }, x: 0, y: 0 });
+  await alice.saved();
+  await eventually(() => bob.doc.getMap('objects').has('shared'));
+  return { board, alice, bob };
+}
+
 /** Cuts a client's socket; its document stays editable, as in a browser that went offline. */
 async function goOffline(client: BoardClient): Promise<void> {
   client.socket.disconnect();
-  await eventually(() => client.socket.status === 'disconnected' && !client.provider.isSynced);
+  await eventually(() => String(client.socket.status) === 'disconnected' && !client.provider.isSynced);
 }
 
 /** Reconnects a client's socket and waits until it is synced and its edits are saved. */
@@ -112,12 +123,7 @@ async function restart(): Promise<TestServer> {
 
 describe('offline edits with the real provider', () => {
   it('merges the offline edits of one client with concurrent edits of another, over sockets, REST and a restart', async () => {
-    const board = await createBoard();
-    const alice = await join(server, board, 'alice');
-    const bob = await join(server, board, 'bob');
-    addObject(alice.doc, { id: 'shared', type: 'sticky', data: { text: 'original' }, x: 0, y: 0 });
-    await alice.saved();
-    await eventually(() => bob.doc.getMap('objects').has('shared'));
+    const { board, alice, bob } = await sharingOneObject();
 
     await goOffline(alice);
     addObject(alice.doc, { id: 'alice-1', type: 'shape', data: { kind: 'circle' }, x: 10, y: 10 });
@@ -163,12 +169,7 @@ describe('offline edits with the real provider', () => {
   });
 
   it('converges concurrent offline changes of the same field to the same winner on every replica, whatever the merge order', async () => {
-    const board = await createBoard();
-    const alice = await join(server, board, 'alice');
-    const bob = await join(server, board, 'bob');
-    addObject(alice.doc, { id: 'shared', type: 'sticky', data: { text: 'original' }, x: 0, y: 0 });
-    await alice.saved();
-    await eventually(() => bob.doc.getMap('objects').has('shared'));
+    const { board, alice, bob } = await sharingOneObject();
 
     await Promise.all([goOffline(alice), goOffline(bob)]);
     objectOf(alice, 'shared').set('position', { x: 111, y: 111 });

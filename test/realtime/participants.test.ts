@@ -1,40 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import type { BusEvent, EventName } from '../../src/events/types.js';
+import { serverForSuite, type CreatedBoard, createBoard } from '../helpers/fixtures.js';
 import { addObject, connectBoardClient, type BoardClient } from '../helpers/realtimeClient.js';
-import { eventually, startTestServer, type TestServer } from '../helpers/testServer.js';
+import { eventually } from '../helpers/testServer.js';
 
 const START = new Date('2031-03-01T09:00:00.000Z');
 const HEX_COLOR = /^#[0-9a-f]{6}$/i;
 
-interface CreatedBoard {
-  board_uuid: string;
-  title: string;
-  created_at: string;
-  access_links: { host: string; guest: string };
-}
-
 const clock = new ManualClock(START);
-let server: TestServer;
-let clients: BoardClient[] = [];
+const { server, clients } = serverForSuite({ clock });
 
-beforeAll(async () => {
-  server = await startTestServer({ clock });
-});
-afterEach(() => {
-  for (const client of clients) client.destroy();
-  clients = [];
-});
-afterAll(async () => {
-  await server?.close();
-});
-
-async function createBoard(body: Record<string, unknown> = {}): Promise<CreatedBoard> {
-  const created = await server.api('POST', '/boards', { title: `Board ${randomUUID().slice(0, 8)}`, ...body });
-  expect(created.status).toBe(201);
-  return created.body as CreatedBoard;
-}
+const newBoard = (body: Record<string, unknown> = {}) => createBoard(server, 'Board', body);
 
 /** A board's shared host or guest link, or a personal link (`{ link }`, see TestServer.personalLink). */
 type Who = 'host' | 'guest' | { link: string };
@@ -101,7 +79,7 @@ const listedCount = async (board: CreatedBoard) =>
 
 describe('participants of a board', () => {
   it('lists connected participants with user_id, user_type, role, joined_at and a hex color', async () => {
-    const board = await createBoard();
+    const board = await newBoard();
     const joinedAt = clock.now().toISOString();
     await joinAs(board, 'host', { user_id: 'teacher-1' }, 1);
     await joinAs(board, await student(board, 'student-1'), {}, 2);
@@ -120,7 +98,7 @@ describe('participants of a board', () => {
   });
 
   it('reports participants_count in GET /boards/:id and GET /boards and drops it when they disconnect', async () => {
-    const board = await createBoard();
+    const board = await newBoard();
     expect(await listedCount(board)).toBe(0);
     const host = await joinAs(board, 'host', { user_id: 'teacher-2' }, 1);
     const guest = await joinAs(board, 'guest', {}, 2);
@@ -137,7 +115,7 @@ describe('participants of a board', () => {
   });
 
   it('counts each anonymous socket as a participant of its own', async () => {
-    const board = await createBoard();
+    const board = await newBoard();
     await joinAs(board, 'guest', {}, 1);
     await joinAs(board, 'guest', {}, 2);
     const participants = await participantsOnceThere(board, 2);
@@ -145,7 +123,7 @@ describe('participants of a board', () => {
   });
 
   it('counts each shared-link socket as a participant of its own, whatever id it declares', async () => {
-    const board = await createBoard();
+    const board = await newBoard();
     await joinAs(board, 'guest', { user_id: 'same' }, 1);
     await joinAs(board, 'guest', { user_id: 'same' }, 2);
     expect((await participantsOnceThere(board, 2)).map((p) => [p.user_id, p.user_type])).toEqual([
@@ -155,7 +133,7 @@ describe('participants of a board', () => {
   });
 
   it('counts two sockets of the same personal link as one participant until the last of them closes', async () => {
-    const board = await createBoard();
+    const board = await newBoard();
     const twin = await student(board, 'twin');
     const first = await joinAs(board, twin, {}, 1);
     const second = connect(board, twin);
@@ -184,7 +162,7 @@ describe('participants of a board', () => {
 
 describe('board config rules for joining', () => {
   it('closes a third distinct guest with 4409 board-full when max_participants is 2, but lets a host in', async () => {
-    const board = await createBoard({ config: { max_participants: 2 } });
+    const board = await newBoard({ config: { max_participants: 2 } });
     await joinAs(board, 'guest', { user_id: 'g1' }, 1);
     await joinAs(board, 'guest', { user_id: 'g2' }, 2);
 
@@ -200,7 +178,7 @@ describe('board config rules for joining', () => {
   });
 
   it('gives the last seat to exactly one of several guests connecting at the same time', async () => {
-    const board = await createBoard({ config: { max_participants: 2 } });
+    const board = await newBoard({ config: { max_participants: 2 } });
     await joinAs(board, 'guest', { user_id: 'seated' }, 1);
     const racers = ['r1', 'r2', 'r3', 'r4'].map((id) => connect(board, 'guest', { user_id: id }));
 
@@ -214,7 +192,7 @@ describe('board config rules for joining', () => {
   });
 
   it('lets a guest already in a full board open another socket', async () => {
-    const board = await createBoard({ config: { max_participants: 1 } });
+    const board = await newBoard({ config: { max_participants: 1 } });
     const solo = await student(board, 'solo');
     await joinAs(board, solo, {}, 1);
     const again = connect(board, solo);
@@ -226,7 +204,7 @@ describe('board config rules for joining', () => {
   });
 
   it('never lets a guest refused as board-full write into the board', async () => {
-    const board = await createBoard({ config: { max_participants: 1 } });
+    const board = await newBoard({ config: { max_participants: 1 } });
     const member = await joinAs(board, 'guest', { user_id: 'member' }, 1);
     const refused = connect(board, 'guest', { user_id: 'intruder' });
     addObject(refused.doc, { id: 'intruder-object' });
@@ -241,7 +219,7 @@ describe('board config rules for joining', () => {
   });
 
   it('closes a shared-link guest with 4403 when allow_anonymous is false, and admits a personal-link guest and a host', async () => {
-    const board = await createBoard({ config: { allow_anonymous: false } });
+    const board = await newBoard({ config: { allow_anonymous: false } });
     const anonymous = connect(board, 'guest');
     expect(await firstClose(anonymous)).toEqual({ code: 4403, reason: 'forbidden' });
     const declared = connect(board, 'guest', { user_id: 'student-9' });
@@ -257,7 +235,7 @@ describe('board config rules for joining', () => {
 
 describe('participant and session events', () => {
   it('publishes session.started when the first participant joins, once per session', async () => {
-    const board = await createBoard();
+    const board = await newBoard();
     const startedAt = clock.now().toISOString();
     await joinAs(board, 'host', { user_id: 'h' }, 1);
     await joinAs(board, 'guest', { user_id: 'g' }, 2);
@@ -270,7 +248,7 @@ describe('participant and session events', () => {
   });
 
   it('publishes participant.joined with exactly the payload of the spec', async () => {
-    const board = await createBoard({ title: 'Physics 101', external_id: 'course-42', external_data: { course: 'physics', term: 3 } });
+    const board = await newBoard({ title: 'Physics 101', external_id: 'course-42', external_data: { course: 'physics', term: 3 } });
     const joinedAt = clock.now().toISOString();
     await joinAs(board, await student(board, 'stu-7', { user_name: 'Ada', external_user_id: 'lms-77', external_source: 'moodle' }), {}, 1);
 
@@ -311,7 +289,7 @@ describe('participant and session events', () => {
     ['anonymous without any id', 'guest', {}, { user_id: expect.any(String), user_role: 'guest', user_type: 'anonymous' }],
     ['anonymous, with no external ids, for an external_source alone', 'guest', { external_source: 'moodle' }, { user_id: expect.any(String), user_role: 'guest', user_type: 'anonymous' }],
   ] as const)('reports user_type %s in participant.joined', async (_case, role, params, expected) => {
-    const board = await createBoard();
+    const board = await newBoard();
     await joinAs(board, role, params, 1);
     const [joined] = await eventsOnceThere('participant.joined', board, 1);
     expect(joined!.user).toEqual({ user_name: null, external_user_id: null, external_source: null, ...expected });
@@ -320,7 +298,7 @@ describe('participant and session events', () => {
   });
 
   it('publishes participant.left and then session.ended with the session duration from the clock', async () => {
-    const board = await createBoard();
+    const board = await newBoard();
     const host = await joinAs(board, 'host', { user_id: 'h' }, 1);
     const guest = await joinAs(board, 'guest', { user_id: 'g' }, 2);
     const startedAt = clock.now().toISOString();
@@ -352,7 +330,7 @@ describe('participant and session events', () => {
   });
 
   it('ends the session when the host ends it over REST, and the next join starts a new one', async () => {
-    const board = await createBoard();
+    const board = await newBoard();
     await joinAs(board, 'host', { user_id: 'h' }, 1);
     await joinAs(board, 'guest', { user_id: 'g' }, 2);
     expect((await server.api('POST', `/boards/${board.board_uuid}/end-session`)).status).toBe(200);
@@ -366,7 +344,7 @@ describe('participant and session events', () => {
   });
 
   it('starts a new session when someone joins after the last participant left', async () => {
-    const board = await createBoard();
+    const board = await newBoard();
     const first = await joinAs(board, 'guest', { user_id: 'early' }, 1);
     first.destroy();
     await eventually(() => eventsOf('session.ended', board).length === 1);
@@ -378,7 +356,7 @@ describe('participant and session events', () => {
 
 describe('presence messages on the socket', () => {
   it('sends participant:joined and participant:left to the other clients but not to the one joining', async () => {
-    const board = await createBoard();
+    const board = await newBoard();
     const host = await joinAs(board, 'host', { user_id: 'teacher' }, 1);
     const guest = await joinAs(board, 'guest', { user_id: 'pupil' }, 2);
 
@@ -393,7 +371,7 @@ describe('presence messages on the socket', () => {
   });
 
   it("relays one client's awareness fields to another client", async () => {
-    const board = await createBoard();
+    const board = await newBoard();
     const writer = await joinAs(board, 'guest', { user_id: 'cursor-owner' }, 1);
     const reader = await joinAs(board, 'host', { user_id: 'watcher' }, 2);
 

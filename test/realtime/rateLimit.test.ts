@@ -1,33 +1,24 @@
 import { once } from 'node:events';
 import * as decoding from 'lib0/decoding';
 import * as encoding from 'lib0/encoding';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import * as Y from 'yjs';
-import { encodeUpdateFrame, MessageType } from '../../src/realtime/frames.js';
+import { encodeUpdateFrame, MessageType } from '../../src/realtime/wireFrames.js';
+import { serverForSuite } from '../helpers/fixtures.js';
 import { addObject, connectBoardClient, type BoardClient } from '../helpers/realtimeClient.js';
-import { eventually, startTestServer, type TestServer } from '../helpers/testServer.js';
+import { eventually } from '../helpers/testServer.js';
 
 /**
  * SPEC: at most 10 messages per second per connection. Beyond it the service merges
  * instead of dropping (no acknowledged edit is lost), and only a connection that floods far
  * past the limit is closed (4429), without slowing down anybody else on the board.
  */
-let server: TestServer;
-const clients: BoardClient[] = [];
+const { server, clients } = serverForSuite();
 const rawSockets: WebSocket[] = [];
 
-beforeAll(async () => {
-  server = await startTestServer();
-});
-
 afterEach(() => {
-  clients.splice(0).forEach((client) => client.destroy());
   rawSockets.splice(0).forEach((socket) => socket.terminate());
-});
-
-afterAll(async () => {
-  await server?.close();
 });
 
 async function newBoard(): Promise<{ boardId: string; url: string }> {

@@ -1,45 +1,24 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
 import { ManualClock } from '../../src/clock.js';
+import { serverForSuite, type CreatedBoard, tokenOf, createBoard } from '../helpers/fixtures.js';
 import { addObject, connectBoardClient, rawSocketOutcome, type BoardClient } from '../helpers/realtimeClient.js';
-import { eventually, startTestServer, type TestServer } from '../helpers/testServer.js';
+import { eventually } from '../helpers/testServer.js';
 
 const HOUR_MS = 3_600_000;
 const START = new Date('2031-03-01T09:00:00.000Z');
 
-interface CreatedBoard {
-  board_uuid: string;
-  access_links: { host: string; guest: string };
-}
-
 const clock = new ManualClock(START);
-let server: TestServer;
-let clients: BoardClient[] = [];
-
-beforeAll(async () => {
-  server = await startTestServer({ clock });
-});
-afterEach(() => {
-  for (const client of clients) client.destroy();
-  clients = [];
-});
-afterAll(async () => {
-  await server?.close();
-});
+const { server, clients } = serverForSuite({ clock });
 
 const initialObjects = [
   { type: 'note', data: { text: 'first' }, position: { x: 10, y: 20 } },
   { type: 'shape', data: { kind: 'circle' }, position: { x: -5, y: 300 } },
 ];
 
-async function createBoard(body: Record<string, unknown> = {}): Promise<CreatedBoard> {
-  const created = await server.api('POST', '/boards', { title: `Board ${randomUUID().slice(0, 8)}`, ...body });
-  expect(created.status).toBe(201);
-  return created.body as CreatedBoard;
-}
+const newBoard = (body: Record<string, unknown> = {}) => createBoard(server, 'Board', body);
 
-const tokenOf = (link: string) => new URL(link).searchParams.get('token')!;
 /** The realtime endpoint with no token in the URL. */
 const bareSocketUrl = () => `${server.url.replace(/^http/, 'ws')}/api/v1/realtime`;
 
@@ -62,7 +41,7 @@ const firstClose = async (client: BoardClient) => (await eventually(() => client
 
 /** Each object of a Yjs board document as plain JSON, keyed by id. */
 function objectsIn(doc: Y.Doc): Record<string, Record<string, unknown>> {
-  return doc.getMap('objects').toJSON() as Record<string, Record<string, unknown>>;
+  return doc.getMap('objects').toJSON();
 }
 
 async function restObjects(boardId: string): Promise<Array<Record<string, any>>> {
@@ -84,7 +63,7 @@ async function expectWriteToPropagate(board: CreatedBoard, writer: BoardClient, 
 
 describe('connecting with a board access token', () => {
   it('syncs the objects created over REST to a client holding the guest token', async () => {
-    const board = await createBoard({ initial_objects: initialObjects });
+    const board = await newBoard({ initial_objects: initialObjects });
     const guest = await join(board, board.access_links.guest);
 
     const synced = Object.values(objectsIn(guest.doc));
@@ -96,7 +75,7 @@ describe('connecting with a board access token', () => {
   });
 
   it("delivers a guest client's write to a second client and to GET state.objects", async () => {
-    const board = await createBoard({ initial_objects: initialObjects });
+    const board = await newBoard({ initial_objects: initialObjects });
     const writer = await join(board, board.access_links.guest);
     const reader = await join(board, board.access_links.guest);
     await expectWriteToPropagate(board, writer, reader);
@@ -104,7 +83,7 @@ describe('connecting with a board access token', () => {
   });
 
   it('lets a client holding the host token read the board and write to it', async () => {
-    const board = await createBoard({ initial_objects: initialObjects });
+    const board = await newBoard({ initial_objects: initialObjects });
     const host = await join(board, board.access_links.host);
     expect(Object.keys(objectsIn(host.doc))).toHaveLength(2);
     const guest = await join(board, board.access_links.guest);
@@ -112,7 +91,7 @@ describe('connecting with a board access token', () => {
   });
 
   it("accepts a token given only as the provider's token option, with none in the URL", async () => {
-    const board = await createBoard({ initial_objects: initialObjects });
+    const board = await newBoard({ initial_objects: initialObjects });
     const client = connect(bareSocketUrl(), board.board_uuid, tokenOf(board.access_links.guest));
     await client.synced();
     expect(Object.keys(objectsIn(client.doc))).toHaveLength(2);
@@ -121,7 +100,7 @@ describe('connecting with a board access token', () => {
   });
 
   it('lets a client in with the token of an archived board', async () => {
-    const board = await createBoard({ initial_objects: initialObjects });
+    const board = await newBoard({ initial_objects: initialObjects });
     expect((await server.api('PATCH', `/boards/${board.board_uuid}/archive`)).body.status).toBe('archived');
     const guest = await join(board, board.access_links.guest);
     expect(Object.keys(objectsIn(guest.doc))).toHaveLength(2);
@@ -132,7 +111,7 @@ describe('connecting with a board access token', () => {
 
 describe('refusing sockets', () => {
   it('closes a socket with an invalid token in the URL with 1008', async () => {
-    const board = await createBoard();
+    const board = await newBoard();
     const url = `${bareSocketUrl()}?token=not-a-board-token`;
     expect(await rawSocketOutcome(url)).toMatchObject({ opened: true, code: 1008 });
 
@@ -142,7 +121,7 @@ describe('refusing sockets', () => {
   });
 
   it('closes a socket whose provider token is invalid, with no token in the URL, with 1008', async () => {
-    const board = await createBoard({ initial_objects: initialObjects });
+    const board = await newBoard({ initial_objects: initialObjects });
     const client = connect(bareSocketUrl(), board.board_uuid, 'not-a-board-token');
     expect((await firstClose(client)).code).toBe(1008);
     expect(client.provider.isSynced).toBe(false);
@@ -153,8 +132,8 @@ describe('refusing sockets', () => {
     ['in the URL', (link: string) => ({ url: server.socketUrl(link), token: undefined })],
     ['as the provider token', (link: string) => ({ url: bareSocketUrl(), token: tokenOf(link) })],
   ])("closes a socket that opens another board's document with a token %s with 1008", async (_case, socketOf) => {
-    const boardA = await createBoard();
-    const boardB = await createBoard({ initial_objects: initialObjects });
+    const boardA = await newBoard();
+    const boardB = await newBoard({ initial_objects: initialObjects });
     const { url, token } = socketOf(boardA.access_links.host);
     const client = connect(url, boardB.board_uuid, token);
     expect((await firstClose(client)).code).toBe(1008);
@@ -162,7 +141,7 @@ describe('refusing sockets', () => {
   });
 
   it('refuses a WebSocket upgrade on any other path', async () => {
-    const board = await createBoard();
+    const board = await newBoard();
     const token = tokenOf(board.access_links.guest);
     const base = server.url.replace(/^http/, 'ws');
     for (const path of ['/api/v1/other', '/api/v1/realtime/extra', '/']) {
@@ -178,7 +157,7 @@ describe('board expiry', () => {
     ['in the URL', (link: string) => ({ url: server.socketUrl(link), token: undefined })],
     ['as the provider token', (link: string) => ({ url: bareSocketUrl(), token: tokenOf(link) })],
   ])('closes a socket with the token of an expired board given %s with 1008', async (_case, socketOf) => {
-    const board = await createBoard({ expires_in_hours: 1, initial_objects: initialObjects });
+    const board = await newBoard({ expires_in_hours: 1, initial_objects: initialObjects });
     clock.advance(HOUR_MS + 1_000);
     for (const link of [board.access_links.guest, board.access_links.host]) {
       const { url, token } = socketOf(link);
@@ -189,7 +168,7 @@ describe('board expiry', () => {
   });
 
   it('closes the connected sockets of a board with 1008 once it expired', async () => {
-    const board = await createBoard({ expires_in_hours: 1 });
+    const board = await newBoard({ expires_in_hours: 1 });
     const guest = await join(board, board.access_links.guest);
     clock.advance(HOUR_MS + 1_000);
     // Reading the board notices the expiry (the sweeper would too, on its own cadence).
@@ -200,8 +179,8 @@ describe('board expiry', () => {
 
 describe('POST /boards/:id/end-session', () => {
   it('closes every socket of the board with 4000 session-ended and leaves other boards connected', async () => {
-    const board = await createBoard({ initial_objects: initialObjects });
-    const other = await createBoard();
+    const board = await newBoard({ initial_objects: initialObjects });
+    const other = await newBoard();
     const host = await join(board, board.access_links.host);
     const guest = await join(board, board.access_links.guest);
     const tokenOnly = connect(bareSocketUrl(), board.board_uuid, tokenOf(board.access_links.guest));
@@ -220,7 +199,7 @@ describe('POST /boards/:id/end-session', () => {
   });
 
   it('keeps the board active, publishes board.ended and lets a new client join afterwards', async () => {
-    const board = await createBoard({ initial_objects: initialObjects });
+    const board = await newBoard({ initial_objects: initialObjects });
     const before = await join(board, board.access_links.guest);
     expect((await server.api('POST', `/boards/${board.board_uuid}/end-session`)).status).toBe(200);
     expect((await firstClose(before)).code).toBe(4000);
@@ -239,7 +218,7 @@ describe('POST /boards/:id/end-session', () => {
 
 describe('DELETE /boards/:id', () => {
   it("closes the board's sockets with 4404 and refuses its tokens with 1008 afterwards", async () => {
-    const board = await createBoard({ initial_objects: initialObjects });
+    const board = await newBoard({ initial_objects: initialObjects });
     const host = await join(board, board.access_links.host);
     const guest = await join(board, board.access_links.guest);
 

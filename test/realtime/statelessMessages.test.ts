@@ -1,25 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ISO_TIMESTAMP } from '../helpers/assertions.js';
+import { serverForSuite } from '../helpers/fixtures.js';
 import { connectBoardClient, type BoardClient } from '../helpers/realtimeClient.js';
-import { eventually, startTestServer, type TestServer } from '../helpers/testServer.js';
+import { eventually } from '../helpers/testServer.js';
 
 /**
  * The stateless JSON messages of a board socket (`{ type, ...payload }`): host commands
  * relayed to the others, participant locations relayed to hosts, `subscribe`, and errors.
  */
-let server: TestServer;
-const clients: BoardClient[] = [];
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterEach(() => {
-  clients.splice(0).forEach((client) => client.destroy());
-});
-afterAll(async () => {
-  await server.close();
-});
+const { server, clients } = serverForSuite();
 
 interface Room {
   boardId: string;

@@ -3,7 +3,7 @@ import { SignJWT, type JWTPayload } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { expectErrorBody } from '../helpers/assertions.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
+import { restartsForSuite } from '../helpers/fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
 import { bearer, call, createUser, decodeJwt, loginAs, usersEnv, type TestUser } from './userSessions.js';
 
@@ -98,31 +98,19 @@ describe('access tokens (JWT_SECRET set)', () => {
 });
 
 describe('access tokens (key generated and kept in the database)', () => {
-  let database: TestDatabase;
-  let server: TestServer | undefined;
-
-  beforeAll(async () => {
-    database = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await server?.stop();
-    await database?.drop();
-  });
+  const servers = restartsForSuite();
 
   it('keeps accepting tokens after a restart, because the signing key is kept in the database', async () => {
-    server = await startTestServer({ database, env: usersEnv() });
-    const user = await createUser(server);
-    const { accessToken } = await loginAs(server, user);
-    await server.stop();
-    server = await startTestServer({ database, env: usersEnv() });
-    const response = await call(server, 'GET', '/organizations', undefined, bearer(accessToken));
+    const first = await servers.restart({ env: usersEnv() });
+    const user = await createUser(first);
+    const { accessToken } = await loginAs(first, user);
+    const restarted = await servers.restart({ env: usersEnv() });
+    const response = await call(restarted, 'GET', '/organizations', undefined, bearer(accessToken));
     expect(response.status).toBe(200);
     expect(response.body.organizations[0].id).toBe(user.organizationId);
   });
 
   it('refuses to start with a JWT_SECRET shorter than 32 characters', async () => {
-    await server?.stop();
-    server = undefined;
-    await expect(startTestServer({ database, env: usersEnv({ JWT_SECRET: 'too-short' }) })).rejects.toThrow(/JWT_SECRET/);
+    await expect(servers.restart({ env: usersEnv({ JWT_SECRET: 'too-short' }) })).rejects.toThrow(/JWT_SECRET/);
   });
 });

@@ -1,27 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorBody } from '../helpers/assertions.js';
-import { startTestServer, type ApiResponse, type TestServer } from '../helpers/testServer.js';
+import { serverForSuite, tokenOf } from '../helpers/fixtures.js';
+import { type ApiResponse } from '../helpers/testServer.js';
 import { bearer, call, usersEnv } from './userSessions.js';
 
 /** The removal date announced for the bearer scheme (and for `POST /boards/create`). */
 const SUNSET = 'Sun, 01 Mar 2026 00:00:00 GMT';
 
-let server: TestServer;
+const { server } = serverForSuite({ env: usersEnv() });
 let boardId: string;
 let links: { host: string; guest: string };
 
 beforeAll(async () => {
-  server = await startTestServer({ env: usersEnv() });
   const board = await server.api('POST', '/boards', { title: 'Bearer board' });
   expect(board.status).toBe(201);
   boardId = board.body.board_uuid;
   links = board.body.access_links;
 });
-afterAll(async () => {
-  await server?.close();
-});
-
-const tokenOf = (link: string) => new URL(link).searchParams.get('token')!;
 
 function expectDeprecationAnnounced(response: ApiResponse): void {
   expect(response.status).toBe(200);

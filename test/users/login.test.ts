@@ -1,20 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { expectErrorBody } from '../helpers/assertions.js';
-import { startTestServer, type TestServer } from '../helpers/testServer.js';
+import { serverForSuite } from '../helpers/fixtures.js';
 import { bearer, call, createUser, decodeJwt, login, usersEnv, type TestUser } from './userSessions.js';
 
 const LOGIN = '/api/v1/auth/login';
 const clock = new ManualClock(new Date('2031-03-01T09:00:00.000Z'));
-let server: TestServer;
+const { server } = serverForSuite({ clock, env: usersEnv() });
 let user: TestUser;
 
 beforeAll(async () => {
-  server = await startTestServer({ clock, env: usersEnv() });
   user = await createUser(server);
-});
-afterAll(async () => {
-  await server?.close();
 });
 
 describe('POST /auth/login', () => {

@@ -1,18 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectErrorBody } from '../helpers/assertions.js';
-import { request, startTestServer, type TestServer } from '../helpers/testServer.js';
+import { serverForSuite } from '../helpers/fixtures.js';
+import { request } from '../helpers/testServer.js';
 import { ADMIN_TOKEN, bearer, call, createUser, loginAs, usersEnv } from './userSessions.js';
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer({ env: usersEnv() });
-});
-afterAll(async () => {
-  await server?.close();
-});
-
+const { server } = serverForSuite({ env: usersEnv() });
 const withKey = (apiKey: string) => ({ 'x-api-key': apiKey });
 const regeneratePath = (id: string) => `/organizations/${id}/regenerate-api-key`;
 

@@ -1,25 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { expectErrorBody } from '../helpers/assertions.js';
-import { startTestServer, type TestServer } from '../helpers/testServer.js';
+import { serverForSuite } from '../helpers/fixtures.js';
 import { bearer, call, createUser, decodeJwt, loginAs, usersEnv, type TestUser } from './userSessions.js';
 
 const REFRESH = '/api/v1/auth/refresh';
 const DAY = 24 * 60 * 60 * 1000;
 const clock = new ManualClock(new Date('2031-03-01T09:00:00.000Z'));
-let server: TestServer;
+const { server } = serverForSuite({ clock, env: usersEnv() });
 let user: TestUser;
 
 beforeAll(async () => {
-  server = await startTestServer({ clock, env: usersEnv() });
   user = await createUser(server);
 });
-afterAll(async () => {
-  await server?.close();
-});
-
 const refresh = (token: string) => call(server, 'POST', '/auth/refresh', { refresh_token: token });
 const organizations = (accessToken: string) => call(server, 'GET', '/organizations', undefined, bearer(accessToken));
+
 const expectRefused = (response: Awaited<ReturnType<typeof refresh>>) =>
   expectErrorBody(response, { statusCode: 401, error: 'Unauthorized', path: REFRESH });
 

@@ -1,39 +1,28 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as Y from 'yjs';
 import { ManualClock } from '../../src/clock.js';
 import { verifyWebhookSignature } from '../../src/webhooks/signature.js';
 import { ISO_TIMESTAMP } from '../helpers/assertions.js';
+import { serverForSuite, type CreatedBoard } from '../helpers/fixtures.js';
 import { addObject, connectBoardClient, type BoardClient } from '../helpers/realtimeClient.js';
-import { eventually, startTestServer, type ApiResponse, type TestServer } from '../helpers/testServer.js';
+import { eventually, startTestServer, type ApiResponse } from '../helpers/testServer.js';
 import { expectedSignature, startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from '../helpers/webhookReceiver.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const EXTERNAL_DATA = { course: 'physics', term: 3, tags: ['a', 'b'], nested: { ok: true } };
 
 type Api = (method: string, path: string, body?: unknown) => Promise<ApiResponse>;
-interface CreatedBoard {
-  board_uuid: string;
-  created_at: string;
-  access_links: { host: string; guest: string };
-  webhook_secret?: string;
-}
 
-let server: TestServer;
+const { server, clients } = serverForSuite();
 let receiver: WebhookReceiver;
-let clients: BoardClient[] = [];
 /** The test organization's subscription to every event, at `/all`. */
 let everything: { id: string; secret: string };
 
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
-  server = await startTestServer();
   everything = await subscribe(server.api, `${receiver.origin}/all`, ['*']);
 });
-afterEach(() => {
-  for (const client of clients.splice(0)) client.destroy();
-});
 afterAll(async () => {
-  await server?.close();
   await receiver?.close();
 });
 

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isPublicAddress, publicOnlyLookup, webhookUrlProblem } from '../../src/webhooks/egress.js';
 import { attemptDelivery } from '../../src/webhooks/sender.js';
 import { expectErrorBody } from '../helpers/assertions.js';
+import { serverForSuite } from '../helpers/fixtures.js';
 import { createTestDatabase } from '../helpers/testDatabase.js';
 import { eventually, startTestServer, type ApiResponse, type TestServer } from '../helpers/testServer.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhookReceiver.js';
@@ -43,13 +44,7 @@ async function newOrganization(server: TestServer): Promise<Api> {
 }
 
 describe('production mode without WEBHOOK_ALLOW_PRIVATE', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer({ env: { NODE_ENV: 'production' } });
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
+  const { server } = serverForSuite({ env: { NODE_ENV: 'production' } });
 
   it.each(REFUSED_IN_PRODUCTION)('refuses a subscription to %s with 400', async (url) => {
     const api = await newOrganization(server);
@@ -172,7 +167,7 @@ describe('egress rules', () => {
 
   const lookup = (hostname: string, options: { all?: boolean; family?: number }) =>
     new Promise<{ error: NodeJS.ErrnoException | null; address: string | LookupAddress[]; family?: number }>((resolve) => {
-      publicOnlyLookup(hostname, options as never, (error, address, family) => resolve({ error, address, family }));
+      publicOnlyLookup(hostname, options, (error, address, family) => resolve({ error, address, family }));
     });
 
   it.each([{}, { all: true }])('publicOnlyLookup refuses localhost with EBLOCKEDADDRESS (options %j)', async (options) => {

@@ -1,6 +1,7 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature } from '../../src/webhooks/signature.js';
-import { eventually, startTestServer, type ApiResponse, type TestServer } from '../helpers/testServer.js';
+import { serverForSuite } from '../helpers/fixtures.js';
+import { eventually, type ApiResponse, type TestServer } from '../helpers/testServer.js';
 import { refusingUrl, startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from '../helpers/webhookReceiver.js';
 
 /** Shortened schedule; every retry adds 0-1000 ms of jitter (SPEC Limits). */
@@ -18,17 +19,11 @@ interface DeliveryRecord {
   last_error: string | null;
 }
 
-let server: TestServer;
+const { server } = serverForSuite({ env: { WEBHOOK_RETRY_DELAYS_MS: DELAYS.join(',') } });
 const receivers: WebhookReceiver[] = [];
 
-beforeAll(async () => {
-  server = await startTestServer({ env: { WEBHOOK_RETRY_DELAYS_MS: DELAYS.join(',') } });
-});
 afterEach(async () => {
   await Promise.all(receivers.splice(0).map((receiver) => receiver.close()));
-});
-afterAll(async () => {
-  await server?.close();
 });
 
 async function newReceiver(): Promise<WebhookReceiver> {
@@ -263,13 +258,7 @@ describe('slow receivers', () => {
 });
 
 describe('the real retry schedule', () => {
-  let realServer: TestServer;
-  beforeAll(async () => {
-    realServer = await startTestServer();
-  });
-  afterAll(async () => {
-    await realServer?.close();
-  });
+  const { server: realServer } = serverForSuite();
 
   it('waits at least 1 s and then at least 5 s (plus at most 1 s of jitter) between attempts', async () => {
     const receiver = await newReceiver();

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorBody, ISO_TIMESTAMP } from '../helpers/assertions.js';
-import { eventually, startTestServer, type ApiResponse, type TestServer } from '../helpers/testServer.js';
+import { serverForSuite } from '../helpers/fixtures.js';
+import { eventually, type ApiResponse } from '../helpers/testServer.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhookReceiver.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -10,7 +11,7 @@ const DELIVERIES = '/api/v1/webhooks/deliveries';
 
 type Api = (method: string, path: string, body?: unknown) => Promise<ApiResponse>;
 
-let server: TestServer;
+const { server } = serverForSuite({ env: { WEBHOOK_RETRY_DELAYS_MS: '0,0,0' } });
 let receiver: WebhookReceiver;
 
 beforeAll(async () => {
@@ -23,14 +24,12 @@ beforeAll(async () => {
     return undefined;
   });
   // Failed deliveries end after their retries within a few seconds (jitter only).
-  server = await startTestServer({ env: { WEBHOOK_RETRY_DELAYS_MS: '0,0,0' } });
 });
 afterAll(async () => {
-  await server?.close();
   await receiver?.close();
 });
-
 /** An organization of its own, so subscriptions and deliveries of other tests never mix in. */
+
 async function newOrganization(): Promise<{ api: Api; organizationId: string }> {
   const { apiKey, organizationId } = await server.newOrganization();
   return { organizationId, api: (method, path, body) => server.api(method, path, body, { 'x-api-key': apiKey }) };

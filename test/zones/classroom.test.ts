@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { HocuspocusProvider, HocuspocusProviderWebsocket } from '@hocuspocus/provider';
-import * as decoding from 'lib0/decoding';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import * as Y from 'yjs';
-import { eventually, request, startTestServer, type TestServer } from '../helpers/testServer.js';
+import { serverForSuite, tokenOf } from '../helpers/fixtures.js';
+import { countSyncAcks } from '../helpers/realtimeClient.js';
+import { eventually, request } from '../helpers/testServer.js';
 
 /**
  * The classroom flow end to end (SPEC "Frame and zone", "Zone assignment"): a teacher
@@ -18,7 +19,6 @@ const STUDENTS = 30;
 const COLUMNS = 6;
 const SIZE = 300;
 const PITCH = 400;
-const SYNC_STATUS = 8;
 
 interface Bounds {
   x: number;
@@ -33,20 +33,15 @@ interface Opened {
   received: Uint8Array[];
 }
 
-let server: TestServer;
+const { server } = serverForSuite();
 const sockets: HocuspocusProviderWebsocket[] = [];
 const providers: HocuspocusProvider[] = [];
 
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
+afterAll(() => {
   providers.splice(0).forEach((provider) => provider.destroy());
   sockets.splice(0).forEach((socket) => socket.destroy());
-  await server?.close();
 });
 
-const tokenOf = (link: string) => new URL(link).searchParams.get('token')!;
 const studentId = (index: number) => `student-${index + 1}`;
 const originOf = (index: number): Bounds => ({ x: (index % COLUMNS) * PITCH, y: Math.floor(index / COLUMNS) * PITCH });
 const objectIds = (doc: Y.Doc) => [...doc.getMap('objects').keys()].sort();
@@ -55,7 +50,7 @@ const objectIds = (doc: Y.Doc) => [...doc.getMap('objects').keys()].sort();
 function openSocket(link: string, userId: string): HocuspocusProviderWebsocket {
   const socket = new HocuspocusProviderWebsocket({
     url: server.socketUrl(link, { user_id: userId }),
-    WebSocketPolyfill: WebSocket as unknown as typeof globalThis.WebSocket,
+    WebSocketPolyfill: WebSocket,
     maxAttempts: 1,
   });
   socket.on('close', () => socket.disconnect());
@@ -75,13 +70,7 @@ function open(socket: HocuspocusProviderWebsocket, name: string, token: string):
     awareness: null,
     onAuthenticationFailed: ({ reason }) => opened.refusals.push(reason),
   });
-  provider.on('message', ({ event }: { event: MessageEvent }) => {
-    const decoder = decoding.createDecoder(new Uint8Array(event.data as ArrayBuffer));
-    decoding.readVarString(decoder);
-    if (decoding.readVarUint(decoder) !== SYNC_STATUS) return;
-    if (decoding.readVarInt(decoder) === 1) opened.acks.saved += 1;
-    else opened.acks.refused += 1;
-  });
+  countSyncAcks(provider, opened.acks);
   doc.on('update', (update: Uint8Array, origin: unknown) => {
     if (origin === provider) opened.received.push(update);
   });

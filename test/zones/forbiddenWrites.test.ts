@@ -5,6 +5,7 @@ import * as Y from 'yjs';
 import { openDatabase } from '../../src/store/database.js';
 import { DocumentStore } from '../../src/store/documentStore.js';
 import { expectErrorBody } from '../helpers/assertions.js';
+import { type CreatedBoard, tokenOf } from '../helpers/fixtures.js';
 import { addObject, connectBoardClient, type BoardClient } from '../helpers/realtimeClient.js';
 import { eventually, request, startTestServer, type TestServer } from '../helpers/testServer.js';
 
@@ -17,10 +18,6 @@ import { eventually, request, startTestServer, type TestServer } from '../helper
  * document are ones an earlier version stored there: the tests store one.
  */
 
-interface CreatedBoard {
-  board_uuid: string;
-  access_links: { host: string; guest: string };
-}
 type Objects = Y.Map<unknown>;
 
 /** A client that records what the server sends it and the objects after each received update. */
@@ -32,7 +29,6 @@ interface Client extends BoardClient {
 const ZONE = { bounds_x: 0, bounds_y: 0, bounds_width: 500, bounds_height: 500 };
 const HOST_NOTE = { text: 'the host wrote this' };
 
-const tokenOf = (link: string) => new URL(link).searchParams.get('token')!;
 const zoneDocument = (board: CreatedBoard, frameId: string) => `${board.board_uuid}/zones/${frameId}`;
 const marker = (what: string) => `${what}-${randomUUID()}`;
 const text = (bytes: Uint8Array) => Buffer.from(bytes).toString('latin1');

@@ -1,4 +1,3 @@
-import * as Y from 'yjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addObject, connectBoardClient } from '../helpers/realtimeClient.js';
 import { eventually, startTestServer, type TestServer } from '../helpers/testServer.js';

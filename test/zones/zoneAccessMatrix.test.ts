@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { HocuspocusProvider } from '@hocuspocus/provider';
-import * as decoding from 'lib0/decoding';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
-import { addObject, connectBoardClient, type BoardClient } from '../helpers/realtimeClient.js';
-import { eventually, request, startTestServer, type TestServer } from '../helpers/testServer.js';
+import { serverForSuite, type CreatedBoard, tokenOf, createBoard, postFrame } from '../helpers/fixtures.js';
+import { addObject, connectBoardClient, type BoardClient, countSyncAcks } from '../helpers/realtimeClient.js';
+import { eventually, request } from '../helpers/testServer.js';
 
 /**
  * SPEC "Zone visibility" / "Zone permissions" and DESIGN §1: who may open a zone's own
@@ -13,10 +13,6 @@ import { eventually, request, startTestServer, type TestServer } from '../helper
  * from src/frames/zonePermissions.ts.
  */
 
-interface CreatedBoard {
-  board_uuid: string;
-  access_links: { host: string; guest: string };
-}
 type Role = 'host' | 'owner' | 'other';
 type ZoneVisibility = 'visible' | 'hidden' | 'host_only';
 type Access = 'write' | 'read' | 'none';
@@ -24,7 +20,6 @@ type Access = 'write' | 'read' | 'none';
 const OWNER = 'owner-1';
 const OTHER = 'other-1';
 const ZONE = { bounds_x: 100, bounds_y: 100, bounds_width: 400, bounds_height: 300 };
-const SYNC_STATUS = 8;
 
 /** A provider client plus what the tests watch on it. */
 interface Client extends BoardClient {
@@ -36,36 +31,16 @@ interface Client extends BoardClient {
   acks: { saved: number; refused: number };
 }
 
-let server: TestServer;
-const clients: BoardClient[] = [];
+const { server, clients } = serverForSuite();
 const extraProviders: HocuspocusProvider[] = [];
 
-beforeAll(async () => {
-  server = await startTestServer();
-});
 afterEach(() => {
   extraProviders.splice(0).forEach((provider) => provider.destroy());
-  clients.splice(0).forEach((client) => client.destroy());
-});
-afterAll(async () => {
-  await server?.close();
 });
 
-const tokenOf = (link: string) => new URL(link).searchParams.get('token')!;
 const zoneDocument = (board: CreatedBoard, frameId: string) => `${board.board_uuid}/zones/${frameId}`;
 const marker = (what: string) => `${what}-${randomUUID()}`;
 const contains = (updates: Uint8Array[], text: string) => updates.some((update) => Buffer.from(update).toString('latin1').includes(text));
-
-/** Counts the SyncStatus answers a provider receives (1 = applied, 0 = refused). */
-function countAcks(provider: HocuspocusProvider, acks: { saved: number; refused: number }): void {
-  provider.on('message', ({ event }: { event: MessageEvent }) => {
-    const decoder = decoding.createDecoder(new Uint8Array(event.data as ArrayBuffer));
-    decoding.readVarString(decoder);
-    if (decoding.readVarUint(decoder) !== SYNC_STATUS) return;
-    if (decoding.readVarInt(decoder) === 1) acks.saved += 1;
-    else acks.refused += 1;
-  });
-}
 
 /** Connects `userId` with an access link to a document (not awaited: it may be refused). */
 function connect(link: string, userId: string, name: string): Client {
@@ -76,7 +51,7 @@ function connect(link: string, userId: string, name: string): Client {
     if (origin === base.provider) client.received.push(update);
   });
   base.provider.on('authenticationFailed', ({ reason }: { reason: string }) => client.refusals.push(reason));
-  countAcks(base.provider, client.acks);
+  countSyncAcks(base.provider, client.acks);
   return client;
 }
 
@@ -87,17 +62,9 @@ async function connectSynced(link: string, userId: string, name: string): Promis
   return client;
 }
 
-async function newBoard(): Promise<CreatedBoard> {
-  const created = await server.api('POST', '/boards', { title: `Zone matrix ${randomUUID().slice(0, 8)}` });
-  expect(created.status).toBe(201);
-  return created.body as CreatedBoard;
-}
+const newBoard = () => createBoard(server, 'Zone matrix');
 
-async function createFrame(board: CreatedBoard, body: Record<string, unknown>): Promise<{ id: string }> {
-  const created = await server.api('POST', `/boards/${board.board_uuid}/frames`, { name: 'Frame', ...body });
-  expect(created.status).toBe(201);
-  return created.body as { id: string };
-}
+const createFrame = (board: CreatedBoard, body: Record<string, unknown>) => postFrame(server, board.board_uuid, body);
 
 /** `GET /boards/:id` as the API key, or with a board token and an optional declared user id. */
 async function stateObjects(board: CreatedBoard, as?: { link: string; userId?: string }): Promise<Array<Record<string, any>>> {

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
 import type { DocumentStore } from '../../src/store/documentStore.js';
 import { expectErrorBody } from '../helpers/assertions.js';
+import { serverForSuite, type CreatedBoard, tokenOf, createBoard, postFrame, expectOk } from '../helpers/fixtures.js';
 import { addObject, connectBoardClient, type BoardClient } from '../helpers/realtimeClient.js';
 import { eventually, request, startTestServer, type ApiResponse, type TestServer } from '../helpers/testServer.js';
 
@@ -15,11 +16,6 @@ import { eventually, request, startTestServer, type ApiResponse, type TestServer
  * zone's document, written there before it leaves the board's.
  */
 
-interface CreatedBoard {
-  board_uuid: string;
-  access_links: { host: string; guest: string };
-}
-
 /** A provider client and every update the server sent it, as raw bytes. */
 interface Client extends BoardClient {
   received: Uint8Array[];
@@ -27,21 +23,9 @@ interface Client extends BoardClient {
 
 const ZONE = { bounds_x: 0, bounds_y: 0, bounds_width: 400, bounds_height: 400 };
 
-let server: TestServer;
-const clients: BoardClient[] = [];
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterEach(() => {
-  clients.splice(0).forEach((client) => client.destroy());
-});
-afterAll(async () => {
-  await server?.close();
-});
-
+const { server, clients } = serverForSuite();
 const marker = (what: string) => `${what}-${randomUUID()}`;
-const tokenOf = (link: string) => new URL(link).searchParams.get('token')!;
+
 const zoneDocument = (board: CreatedBoard, frameId: string) => `${board.board_uuid}/zones/${frameId}`;
 const objectsOf = (client: BoardClient) => client.doc.getMap('objects');
 const heard = (client: Client, text: string) => client.received.some((update) => Buffer.from(update).toString('latin1').includes(text));
@@ -77,23 +61,11 @@ async function connectSynced(url: string, name: string): Promise<Client> {
 const asHost = (board: CreatedBoard, name: string) => connectSynced(server.socketUrl(board.access_links.host, { user_id: 'teacher' }), name);
 const asStudent = async (board: CreatedBoard, userId: string, name: string) => connectSynced((await student(board, userId)).socketUrl, name);
 
-async function newBoard(): Promise<CreatedBoard> {
-  const created = await server.api('POST', '/boards', { title: `Zone content ${randomUUID().slice(0, 8)}` });
-  expect(created.status).toBe(201);
-  return created.body as CreatedBoard;
-}
+const newBoard = () => createBoard(server, 'Zone content');
 
-async function createFrame(board: CreatedBoard, body: Record<string, unknown>): Promise<Record<string, any>> {
-  const created = await server.api('POST', `/boards/${board.board_uuid}/frames`, { name: 'Frame', ...ZONE, ...body });
-  expect(created.status).toBe(201);
-  return created.body;
-}
+const createFrame = (board: CreatedBoard, body: Record<string, unknown>) => postFrame(server, board.board_uuid, { ...ZONE, ...body });
 
-async function hostCall(method: string, path: string, body?: unknown): Promise<Record<string, any>> {
-  const response = await server.api(method, path, body);
-  expect(response.status).toBe(200);
-  return response.body;
-}
+const hostCall = (method: string, path: string, body?: unknown) => expectOk(server, method, path, body);
 
 function postObject(board: CreatedBoard, body: Record<string, unknown>, headers?: Record<string, string>): Promise<ApiResponse> {
   const object = { type: 'note', data: {}, ...body };

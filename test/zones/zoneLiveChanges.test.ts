@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { HocuspocusProvider } from '@hocuspocus/provider';
-import * as decoding from 'lib0/decoding';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
 import { expectErrorBody } from '../helpers/assertions.js';
-import { addObject, connectBoardClient, type BoardClient } from '../helpers/realtimeClient.js';
-import { eventually, request, startTestServer, type TestServer } from '../helpers/testServer.js';
+import { serverForSuite, type CreatedBoard, tokenOf, createBoard, postFrame, expectOk } from '../helpers/fixtures.js';
+import { addObject, connectBoardClient, type BoardClient, countSyncAcks } from '../helpers/realtimeClient.js';
+import { eventually, request } from '../helpers/testServer.js';
 
 /**
  * DESIGN §1: access to a zone document is re-decided the moment assignment or visibility
@@ -13,10 +12,6 @@ import { eventually, request, startTestServer, type TestServer } from '../helper
  * the host moves carries its objects along (SPEC "Zone assignment").
  */
 
-interface CreatedBoard {
-  board_uuid: string;
-  access_links: { host: string; guest: string };
-}
 type Point = { x: number; y: number };
 
 /** A provider client plus what the tests watch on it. */
@@ -31,35 +26,12 @@ interface Client extends BoardClient {
   acks: { saved: number; refused: number };
 }
 
-const SYNC_STATUS = 8;
-let server: TestServer;
-const clients: BoardClient[] = [];
+const { server, clients } = serverForSuite();
 
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterEach(() => {
-  clients.splice(0).forEach((client) => client.destroy());
-});
-afterAll(async () => {
-  await server?.close();
-});
-
-const tokenOf = (link: string) => new URL(link).searchParams.get('token')!;
 const zoneDocument = (board: CreatedBoard, frameId: string) => `${board.board_uuid}/zones/${frameId}`;
 const marker = (what: string) => `${what}-${randomUUID()}`;
 const contains = (updates: Uint8Array[], text: string) => updates.some((update) => Buffer.from(update).toString('latin1').includes(text));
 const objectsOf = (client: BoardClient) => client.doc.getMap('objects');
-
-function countAcks(provider: HocuspocusProvider, acks: { saved: number; refused: number }): void {
-  provider.on('message', ({ event }: { event: MessageEvent }) => {
-    const decoder = decoding.createDecoder(new Uint8Array(event.data as ArrayBuffer));
-    decoding.readVarString(decoder);
-    if (decoding.readVarUint(decoder) !== SYNC_STATUS) return;
-    if (decoding.readVarInt(decoder) === 1) acks.saved += 1;
-    else acks.refused += 1;
-  });
-}
 
 function connect(link: string, userId: string, name: string): Client {
   const base = connectBoardClient({ url: server.socketUrl(link, { user_id: userId }), name });
@@ -70,7 +42,7 @@ function connect(link: string, userId: string, name: string): Client {
   });
   base.provider.on('authenticationFailed', ({ reason }: { reason: string }) => client.refusals.push(reason));
   base.provider.on('close', ({ event }: { event: { reason: string } }) => client.documentCloses.push(String(event.reason)));
-  countAcks(base.provider, client.acks);
+  countSyncAcks(base.provider, client.acks);
   return client;
 }
 
@@ -86,23 +58,11 @@ async function connectSynced(link: string, userId: string, name: string): Promis
   return client;
 }
 
-async function newBoard(): Promise<CreatedBoard> {
-  const created = await server.api('POST', '/boards', { title: `Live zones ${randomUUID().slice(0, 8)}` });
-  expect(created.status).toBe(201);
-  return created.body as CreatedBoard;
-}
+const newBoard = () => createBoard(server, 'Live zones');
 
-async function createFrame(board: CreatedBoard, body: Record<string, unknown>): Promise<Record<string, any>> {
-  const created = await server.api('POST', `/boards/${board.board_uuid}/frames`, { name: 'Frame', ...body });
-  expect(created.status).toBe(201);
-  return created.body;
-}
+const createFrame = (board: CreatedBoard, body: Record<string, unknown>) => postFrame(server, board.board_uuid, body);
 
-async function hostCall(method: string, path: string, body?: unknown): Promise<Record<string, any>> {
-  const response = await server.api(method, path, body);
-  expect(response.status).toBe(200);
-  return response.body;
-}
+const hostCall = (method: string, path: string, body?: unknown) => expectOk(server, method, path, body);
 
 async function restObjects(board: CreatedBoard): Promise<Array<Record<string, any>>> {
   const read = await server.api('GET', `/boards/${board.board_uuid}`);

@@ -1,8 +1,8 @@
 import { Router } from 'express';
-import { organizationOf } from '../http/auth.js';
-import { validateBody } from '../http/validate.js';
-import type { ObjectTypeService } from './objectTypeService.js';
-import { registerObjectTypeSchema, type RegisterObjectTypeInput } from './schemas.js';
+import { organizationOf } from '../auth.js';
+import { validateBody } from '../validate.js';
+import type { ObjectTypeService } from '../../objectTypes/objectTypeService.js';
+import { registerObjectTypeSchema, type RegisterObjectTypeInput } from '../../objectTypes/schemas.js';
 
 /**
  * The object-type endpoints, mounted at /api/v1/object-types behind `requireApiKey`.

@@ -1,12 +1,12 @@
 import { Router, type RequestHandler } from 'express';
 import type { RequestHandler as Middleware } from 'express';
-import { callerOf } from '../http/boardCaller.js';
-import { validateBody, validateQuery } from '../http/validate.js';
-import type { BoardService } from './boardService.js';
-import { requireHost } from './caller.js';
-import { presentBoard, presentCreated, presentListItem } from './presenter.js';
-import type { BoardDocuments } from '../realtime/boardDocuments.js';
-import type { FrameService } from '../frames/frameService.js';
+import { callerOf } from '../boardCaller.js';
+import { validateBody, validateQuery } from '../validate.js';
+import type { BoardService } from '../../boards/boardService.js';
+import { requireHost } from '../../boards/caller.js';
+import { presentBoard, presentCreated, presentListItem } from '../../boards/presenter.js';
+import type { LiveDocuments } from '../../boards/ports.js';
+import type { FrameService } from '../../frames/frameService.js';
 import {
   byOwnerQuerySchema,
   createBoardSchema,
@@ -18,7 +18,7 @@ import {
   type CreateBoardInput,
   type ObjectInput,
   type UpdateBoardInput,
-} from './schemas.js';
+} from '../../boards/schemas.js';
 
 /** Removal date of the deprecated `POST /boards/create` path (SPEC Versioning). */
 const CREATE_ALIAS_SUNSET = 'Sun, 01 Mar 2026 00:00:00 GMT';
@@ -32,7 +32,7 @@ export interface BoardRouteAuth {
 }
 
 /** The Boards API, mounted at /api/v1/boards. */
-export function boardRoutes(boards: BoardService, documents: BoardDocuments, frames: FrameService, auth: BoardRouteAuth): Router {
+export function boardRoutes(boards: BoardService, documents: LiveDocuments, frames: FrameService, auth: BoardRouteAuth): Router {
   const router = Router();
   const participantsCount = (id: string) => documents.participants(id).length;
 
@@ -55,12 +55,12 @@ export function boardRoutes(boards: BoardService, documents: BoardDocuments, fra
   );
 
   router.get('/', auth.organization, validateQuery(listBoardsQuerySchema), async (_req, res) => {
-    const list = await boards.list(callerOf(res), res.locals.query.status as BoardStatus | undefined);
+    const list = await boards.list(callerOf(res), (res.locals.query as { status?: BoardStatus }).status);
     res.json(list.map((board) => presentListItem(board, participantsCount(board.id))));
   });
 
   router.get('/by-owner', auth.organization, validateQuery(byOwnerQuerySchema), async (_req, res) => {
-    const list = await boards.listByOwner(callerOf(res), res.locals.query.externalId as string);
+    const list = await boards.listByOwner(callerOf(res), (res.locals.query as { externalId: string }).externalId);
     res.json(list.map((board) => presentListItem(board, participantsCount(board.id))));
   });
 

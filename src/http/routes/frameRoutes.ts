@@ -1,8 +1,8 @@
 import { Router, type RequestHandler } from 'express';
-import { callerOf } from '../http/boardCaller.js';
-import { validateBody, validateQuery } from '../http/validate.js';
-import { presentFrame } from './frame.js';
-import type { FrameService } from './frameService.js';
+import { callerOf } from '../boardCaller.js';
+import { validateBody, validateQuery } from '../validate.js';
+import { presentFrame } from '../../frames/frame.js';
+import type { FrameService } from '../../frames/frameService.js';
 import {
   assignSchema,
   bulkAssignSchema,
@@ -14,7 +14,7 @@ import {
   type BulkAssignInput,
   type CreateFrameInput,
   type FrameFieldsInput,
-} from './schemas.js';
+} from '../../frames/schemas.js';
 
 /**
  * The "Frames and zones" endpoints, mounted at /api/v1/boards. `boardAuth` accepts the

@@ -1,5 +1,5 @@
-import type { ApiCallPolicy } from '../http/auth.js';
-import type { QuotaService } from './quotaService.js';
+import type { QuotaService } from '../../quotas/quotaService.js';
+import type { ApiCallPolicy } from '../auth.js';
 
 /**
  * Counts every API-key call against `api_calls_daily`; past the day's limit calls get 402.

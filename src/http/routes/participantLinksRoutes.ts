@@ -1,8 +1,8 @@
 import { Router, type RequestHandler } from 'express';
-import { callerOf } from '../http/boardCaller.js';
-import { validateBody } from '../http/validate.js';
-import { presentParticipantLink, type ParticipantLinks } from './participantLinks.js';
-import { issueParticipantLinkSchema, type IssueParticipantLinkInput } from './participantLinksSchemas.js';
+import { callerOf } from '../boardCaller.js';
+import { validateBody } from '../validate.js';
+import { presentParticipantLink, type ParticipantLinks } from '../../boards/participantLinks.js';
+import { issueParticipantLinkSchema, type IssueParticipantLinkInput } from '../../boards/participantLinksSchemas.js';
 
 /**
  * Personal links, mounted at /api/v1/boards: `…/<board_uuid>/participant-links`. `boardAuth`

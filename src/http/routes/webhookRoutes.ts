@@ -1,6 +1,6 @@
 import { Router } from 'express';
-import { organizationOf } from '../http/auth.js';
-import { validateBody, validateQuery } from '../http/validate.js';
+import { organizationOf } from '../auth.js';
+import { validateBody, validateQuery } from '../validate.js';
 import {
   createSubscriptionSchema,
   listDeliveriesQuerySchema,
@@ -8,8 +8,8 @@ import {
   type CreateSubscriptionInput,
   type DeliveryStatus,
   type UpdateSubscriptionInput,
-} from './schemas.js';
-import type { SubscriptionService } from './subscriptionService.js';
+} from '../../webhooks/schemas.js';
+import type { SubscriptionService } from '../../webhooks/subscriptionService.js';
 
 /** The webhook endpoints, mounted at /api/v1/webhooks behind `requireApiKey`. */
 export function webhookRoutes(subscriptions: SubscriptionService): Router {

@@ -1,7 +1,7 @@
 import { Router, type RequestHandler } from 'express';
-import { errors } from '../errors.js';
-import { organizationOf } from '../http/auth.js';
-import type { OrganizationService } from '../organizations/organizationService.js';
+import { errors } from '../../errors.js';
+import { organizationOf } from '../auth.js';
+import type { OrganizationService } from '../../organizations/organizationService.js';
 
 /**
  * The caller's own organization, mounted at /api/v1/organizations behind a middleware that

@@ -1,8 +1,8 @@
 import { Router, type RequestHandler } from 'express';
-import { AppError } from '../errors.js';
-import { organizationOf } from '../http/auth.js';
-import type { QuotaService } from './quotaService.js';
-import { isQuotaType, QUOTA_TYPES } from './quotaTypes.js';
+import { AppError } from '../../errors.js';
+import { organizationOf } from '../auth.js';
+import type { QuotaService } from '../../quotas/quotaService.js';
+import { isQuotaType, QUOTA_TYPES } from '../../quotas/quotaTypes.js';
 
 /** `GET /quota` and `GET /quota/<type>`, mounted at /api/v1/quota behind `auth` (API key or user token). */
 export function quotaRoutes(quotas: QuotaService, auth: RequestHandler): Router {

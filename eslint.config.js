@@ -1,0 +1,53 @@
+// ESLint: typescript-eslint's type-checked recommended rules, plus the dependency rule of the
+// layout (README "How it is built"): edges (http/, realtime/) → domains → store/, never back.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+const DOMAINS = ['boards', 'frames', 'webhooks', 'quotas', 'rateLimits', 'users', 'organizations', 'objectTypes', 'events'];
+
+/** A domain or the store may not reach up into the edges (or, for the store, into any domain). */
+const forbidden = (folders, message) => ({
+  'no-restricted-imports': [
+    'error',
+    {
+      paths: [{ name: 'express', message: 'Express belongs to src/http/.' }],
+      patterns: folders.map((folder) => ({ group: [`**/${folder}/*`, `../${folder}/*`], message })),
+    },
+  ],
+});
+
+export default tseslint.config(
+  { ignores: ['dist/', 'generated/', 'node_modules/', 'data/', 'prisma/', 'scripts/', '*.config.*', 'eslint.config.js'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      // Ports are async; their SQLite adapters (a synchronous driver) and Hocuspocus hooks that
+      // have nothing to await implement them without `await`, by design.
+      '@typescript-eslint/require-await': 'off',
+    },
+  },
+  {
+    // Tests read JSON answers as they come (ApiResponse<any>): the `any` rules would only ask
+    // for casts that prove nothing. Every other rule applies.
+    files: ['test/**/*.ts', 'src/**/*.test.ts'],
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+    },
+  },
+  {
+    files: DOMAINS.map((domain) => `src/${domain}/**/*.ts`),
+    rules: forbidden(['http', 'realtime'], 'A domain does not depend on the edges (src/http, src/realtime): define a port in the domain.'),
+  },
+  {
+    files: ['src/store/**/*.ts', 'src/util/**/*.ts'],
+    rules: forbidden(['http', 'realtime', ...DOMAINS], 'The store and utilities do not depend on domains or edges.'),
+  },
+);

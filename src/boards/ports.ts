@@ -1,0 +1,88 @@
+import type * as Y from 'yjs';
+import type { Point } from '../frames/writeRules.js';
+import type { UserType } from './boardAccess.js';
+import type { BoardObject } from './boardObjects.js';
+import type { Caller } from './caller.js';
+
+/**
+ * The ports boards (and frames) need from the rest of the service, owned here and
+ * implemented outside: the live documents by realtime/boardDocuments.ts, the zone rules
+ * of placement by frames/frameDirectory.ts.
+ */
+
+/** A viewport rectangle in board pixels. */
+export interface ViewportBounds {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** A participant as shown to sockets and by `GET /boards/<id>?includeParticipants=true`. */
+export interface ParticipantView {
+  user_id: string;
+  /** How the participant is known: two entries may show one `user_id`, never with the same type. */
+  user_type: UserType;
+  role: 'host' | 'guest';
+  joined_at: string;
+  color: string;
+}
+
+/** Where a participant last said it was looking. */
+export interface ParticipantLocation {
+  frameId: string | null;
+  viewportBounds: ViewportBounds;
+  at: string;
+}
+
+/** A participant connected to a board right now. */
+export interface ConnectedParticipant extends ParticipantView {
+  location?: ParticipantLocation;
+}
+
+/** Who writes to a live document: the change is attributed to them and raises events as theirs. */
+export interface DocumentAuthor {
+  boardId: string;
+  organizationId: string;
+  /**
+   * The acting user, for attribution (`created_by`, `updated_by`): a personal link's user or
+   * the id a host declares; null for the API key and for the shared guest link.
+   */
+  userId: string | null;
+  /** Set by the server when it moves content between a board's documents (no object events). */
+  relocation?: boolean;
+}
+
+/** Why every socket of a board is closed. */
+export type DisconnectReason = 'session-ended' | 'board-deleted' | 'board-expired';
+
+/**
+ * The live board documents: the one door from the domain into the documents sockets edit, so
+ * REST and sockets always agree. Documents are named by frames/frame.ts (`zoneDocumentName`).
+ */
+export interface LiveDocuments {
+  /** Applies `change` in one transaction; resolves once it is durable and its events are published. */
+  write(name: string, author: DocumentAuthor, change: (doc: Y.Doc) => void): Promise<void>;
+  /** The objects of a document, oldest first: the live state if loaded, else the durable one. */
+  readObjects(name: string): Promise<BoardObject[]>;
+  /** Participants connected to a board now, each with its last reported location. */
+  participants(boardId: string): ConnectedParticipant[];
+  /** Closes every socket connected to a board's documents (its zone documents included). */
+  disconnectAll(boardId: string, reason: DisconnectReason): void;
+  /** Closes every socket a user's personal link opened on a board (the link was revoked). */
+  disconnectUser(boardId: string, userId: string): void;
+  /** Disconnects everyone, stops persisting, and deletes every stored document of a board. */
+  destroy(boardId: string): Promise<void>;
+}
+
+/** Where new content placed on a board goes: the document, and the zone it lands in (null: the board's own). */
+export interface Placement {
+  document: string;
+  zoneId: string | null;
+}
+
+/** The zone rules of where content lives and who may put it there (frames/writeRules.ts). */
+export interface ZonePlacement {
+  /** Where a new object placed at `point` by `writer` goes, or null when the writer may not write there. */
+  placementOf(boardId: string, writer: Caller, point: Point): Promise<Placement | null>;
+}

@@ -1,0 +1,69 @@
+import { Router } from 'express';
+import type { BoardAccess } from '../boards/boardAccess.js';
+import type { BoardService } from '../boards/boardService.js';
+import type { ParticipantLinks } from '../boards/participantLinks.js';
+import type { FrameService } from '../frames/frameService.js';
+import type { ObjectTypeService } from '../objectTypes/objectTypeService.js';
+import type { OrganizationService } from '../organizations/organizationService.js';
+import type { QuotaService } from '../quotas/quotaService.js';
+import type { ApiRateLimits } from '../rateLimits/apiRateLimits.js';
+import type { LiveDocuments } from '../boards/ports.js';
+import type { Users } from '../users/users.js';
+import type { SubscriptionService } from '../webhooks/subscriptionService.js';
+import { ApiKeyAuthenticator, requireOrganizationCredential } from './auth.js';
+import { authenticateBoardCaller } from './boardCaller.js';
+import { meterApiCalls } from './policies/apiCallMeter.js';
+import { rateLimitPolicy } from './policies/rateLimitPolicy.js';
+import { adminRoutes } from './routes/adminRoutes.js';
+import { authRoutes } from './routes/authRoutes.js';
+import { boardRoutes } from './routes/boardRoutes.js';
+import { frameRoutes } from './routes/frameRoutes.js';
+import { objectTypeRoutes } from './routes/objectTypeRoutes.js';
+import { organizationRoutes } from './routes/organizationRoutes.js';
+import { participantLinksRoutes } from './routes/participantLinksRoutes.js';
+import { quotaRoutes } from './routes/quotaRoutes.js';
+import { webhookRoutes } from './routes/webhookRoutes.js';
+
+/** The domain services the REST API calls. */
+export interface ApiServices {
+  /** ADMIN_TOKEN; unset = no admin API. */
+  adminToken: string | undefined;
+  organizations: OrganizationService;
+  access: BoardAccess;
+  boards: BoardService;
+  documents: LiveDocuments;
+  frames: FrameService;
+  links: ParticipantLinks;
+  subscriptions: SubscriptionService;
+  objectTypes: ObjectTypeService;
+  users: Users;
+  quotas: QuotaService;
+  rateLimits: ApiRateLimits;
+}
+
+/**
+ * The REST API, mounted at /api/v1: every route with its credential. Every API-key call
+ * passes the rate limits, then the API-call meter.
+ */
+export function apiRouter(services: ApiServices): Router {
+  const { organizations, boards, frames, quotas } = services;
+  const apiKeys = new ApiKeyAuthenticator(organizations, [rateLimitPolicy(services.rateLimits), meterApiCalls(quotas)]);
+  const requireApiKey = apiKeys.required();
+  const boardAuth = authenticateBoardCaller(apiKeys, services.access);
+  const requireKeyOrUserToken = requireOrganizationCredential(apiKeys, services.users.tokens);
+
+  const api = Router();
+  api.use('/admin', adminRoutes(organizations, services.adminToken));
+  api.use(
+    '/boards',
+    boardRoutes(boards, services.documents, frames, { organization: requireApiKey, board: boardAuth }),
+    frameRoutes(frames, boardAuth),
+    participantLinksRoutes(services.links, boardAuth),
+  );
+  api.use('/webhooks', requireApiKey, webhookRoutes(services.subscriptions));
+  api.use('/object-types', requireApiKey, objectTypeRoutes(services.objectTypes));
+  api.use('/auth', authRoutes(services.users.auth));
+  api.use('/organizations', organizationRoutes(organizations, requireKeyOrUserToken));
+  api.use('/quota', quotaRoutes(quotas, requireKeyOrUserToken));
+  return api;
+}

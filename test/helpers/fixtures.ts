@@ -1,0 +1,145 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import type { Plan } from '../../src/organizations/plans.js';
+import { connectBoardClient, type BoardClient } from './realtimeClient.js';
+import { createTestDatabase, type TestDatabase } from './testDatabase.js';
+import { startTestServer, type TestServer, type TestServerOptions } from './testServer.js';
+
+/** A board as `POST /boards` answers it (the fields the tests read). */
+export interface CreatedBoard {
+  board_uuid: string;
+  title: string;
+  external_id: string | null;
+  created_at: string;
+  expires_at: string;
+  access_links: { host: string; guest: string };
+  /** Answered once, when the board was created with a `webhook_url`. */
+  webhook_secret?: string;
+}
+
+/** The schema of the `quiz` object type the object-type tests register. */
+export const QUIZ_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['question'],
+  properties: {
+    question: { type: 'string', minLength: 1, maxLength: 200 },
+    points: { type: 'integer', minimum: 0, maximum: 100 },
+  },
+};
+
+/** The token of an access link (`…?token=…`). */
+export const tokenOf = (link: string): string => new URL(link).searchParams.get('token')!;
+
+/** Creates a board as the server's organization (title `<prefix> <random>`), expecting 201. */
+export async function createBoard(server: TestServer, titlePrefix: string, body: Record<string, unknown> = {}): Promise<CreatedBoard> {
+  const created = await server.api('POST', '/boards', { title: `${titlePrefix} ${randomUUID().slice(0, 8)}`, ...body });
+  expect(created.status).toBe(201);
+  return created.body as CreatedBoard;
+}
+
+/** One suite's server (a file's or a `describe` block's) and the socket clients its tests connected. */
+export interface SuiteServer {
+  /**
+   * The suite's server. It starts in `beforeAll`: until then this stands in for it, and
+   * reading any of its properties throws.
+   */
+  server: TestServer;
+  /** Clients destroyed after each test: push every client a test connects. */
+  clients: BoardClient[];
+  /** Connects a client with a token to a document (not awaited: it may be refused), destroyed after the test. */
+  connect: (token: string, name: string, params?: Record<string, string>) => BoardClient;
+}
+
+/**
+ * Registers the lifecycle most test files share: a server started before the suite's tests
+ * (`beforeAll`), the clients of each test destroyed after it (`afterEach`), the server
+ * closed after the suite (`afterAll`). Call it at the top of the file (or of a `describe`),
+ * before other hooks.
+ */
+export function serverForSuite(options: TestServerOptions = {}): SuiteServer {
+  let started: TestServer | undefined;
+  const clients: BoardClient[] = [];
+  const server = new Proxy({} as TestServer, {
+    get(_stand_in, property) {
+      if (!started) throw new Error(`the test server is read (.${String(property)}) before beforeAll started it`);
+      return Reflect.get(started, property);
+    },
+  });
+  beforeAll(async () => {
+    started = await startTestServer(options);
+  });
+  afterEach(() => {
+    clients.splice(0).forEach((client) => client.destroy());
+  });
+  afterAll(async () => {
+    await started?.close();
+  });
+  return {
+    server,
+    clients,
+    connect(token, name, params = {}) {
+      const client = connectBoardClient({ url: server.socketUrl(`${server.url}/?token=${token}`, params), name });
+      clients.push(client);
+      return client;
+    },
+  };
+}
+
+/** A new organization on `plan` and a caller of the API as it: what the quota tests start from. */
+export async function organizationCaller(server: TestServer, plan: Plan) {
+  const { apiKey, organizationId } = await server.newOrganization(plan);
+  const api = <T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+    server.api<T>(method, path, body, { 'x-api-key': apiKey, ...headers });
+  return { apiKey, organizationId, api };
+}
+
+/** Creates a frame on a board as the server's organization (`name` 'Frame' unless given), expecting 201. */
+export async function postFrame(server: TestServer, boardId: string, body: Record<string, unknown> = {}): Promise<Record<string, any>> {
+  const created = await server.api('POST', `/boards/${boardId}/frames`, { name: 'Frame', ...body });
+  expect(created.status).toBe(201);
+  return created.body;
+}
+
+/** Calls the API as the server's organization, expecting 200; answers the body. */
+export async function expectOk(server: TestServer, method: string, path: string, body?: unknown): Promise<Record<string, any>> {
+  const response = await server.api(method, path, body);
+  expect(response.status).toBe(200);
+  return response.body;
+}
+
+/** Servers a suite starts one after another on one database it keeps, as restarts would. */
+export interface RestartedServers {
+  /** Stops the running server, if any, and starts a new one on the suite's database. */
+  restart(options?: Omit<TestServerOptions, 'database'>): Promise<TestServer>;
+  /** Stops the running server, if any. */
+  stop(): Promise<void>;
+}
+
+/**
+ * A database created before the suite's tests and dropped after them (the running server
+ * stopped first), for tests that restart the service on it.
+ */
+export function restartsForSuite(): RestartedServers {
+  let database: TestDatabase | undefined;
+  let running: TestServer | undefined;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await running?.stop();
+    await database?.drop();
+  });
+  const stop = async () => {
+    await running?.stop();
+    running = undefined;
+  };
+  return {
+    stop,
+    async restart(options = {}) {
+      await stop();
+      running = await startTestServer({ ...options, database });
+      return running;
+    },
+  };
+}
