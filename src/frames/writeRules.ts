@@ -62,7 +62,7 @@ export function isForbiddenWrite(viewer: Viewer, target: WriteTarget, write: Obj
   const host = viewer.role === 'host';
   switch (target.kind) {
     case 'board': {
-      const inZone = (point: Point | null) => point !== null && target.zones.some((zone) => isActiveZone(zone) && contains(zone.bounds, point));
+      const inZone = (point: Point | null) => point !== null && zoneAt(point, target.zones) !== null;
       return inZone(write.after) || (!host && inZone(write.before));
     }
     case 'zone':

@@ -1,4 +1,5 @@
-import { owningUserId, type BoardGrant, type DeclaredIdentity } from '../boards/boardAccess.js';
+import type { BoardGrant, DeclaredIdentity } from '../boards/boardAccess.js';
+import { boardTokenCaller } from '../boards/caller.js';
 import type { Viewer } from '../frames/zonePermissions.js';
 import type { SocketContext } from './socketContext.js';
 
@@ -9,5 +10,5 @@ export function viewerOf(context: SocketContext): Viewer | null {
 
 /** The viewer a grant makes: it owns the zones of the user its credential vouches for, never of a declared id. */
 export function viewerOfGrant(grant: BoardGrant, declared: DeclaredIdentity): Viewer {
-  return { role: grant.role, userId: owningUserId(grant, declared.userId) };
+  return boardTokenCaller(grant, declared.userId);
 }
