@@ -1,8 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createAgents } from './agents/agents.js';
+import type { AgentRuntime } from './agents/agentRuntime.js';
+import type { AgentSockets } from './agents/ports.js';
 import { AccessTokens } from './boards/accessTokens.js';
 import { BoardAccess } from './boards/boardAccess.js';
 import { BoardService } from './boards/boardService.js';
+import { ObjectService } from './boards/objectService.js';
 import { ExpirySweeper } from './boards/expirySweeper.js';
 import { ParticipantLinks } from './boards/participantLinks.js';
 import { systemClock, type Clock } from './clock.js';
@@ -50,6 +54,10 @@ export interface App {
   expirySweeper: ExpirySweeper;
   webhooks: Webhooks;
   quotas: QuotaService;
+  /** The agent runtime (tests call `tick()` after moving a ManualClock, and `settled()`). */
+  agents: AgentRuntime;
+  /** The sockets of boards as agents reach them (tests check notifications and presence through it). */
+  agentSockets: AgentSockets;
   /** Socket message metering (tests flush it instead of waiting a second). */
   socketMessages: SocketMessageMeter;
   /** The development API key, when this start had to create the development organization. */
@@ -133,11 +141,24 @@ export async function startApp(options: AppOptions): Promise<App> {
     documents: realtime.documents,
     tokens,
     appUrl,
-    frames: frameDirectory,
     webhooks: webhooks.boardKeys,
     quotas,
     objectRules: objectTypes,
     logger,
+  });
+  const objects = new ObjectService({ boards, documents: realtime.documents, frames: frameDirectory, objectRules: objectTypes, clock });
+  const agents = createAgents({
+    db,
+    clock,
+    logger,
+    bus,
+    boards,
+    objects,
+    frames: frameDirectory,
+    sockets: realtime.agentSockets,
+    consumeAiRequest: (organizationId) => quotas.consumeFor(organizationId, 'ai_requests_monthly'),
+    llm: config.llm,
+    tickMs: config.agentTickMs,
   });
   const links = new ParticipantLinks({ db, clock, tokens, boards, appUrl, sockets: realtime.documents });
   const frames = new FrameService({ db, directory: frameDirectory, clock, boards, documents: realtime.documents, listener: realtime.zones, links });
@@ -150,12 +171,14 @@ export async function startApp(options: AppOptions): Promise<App> {
     organizations,
     access,
     boards,
+    objects,
     documents: realtime.documents,
     frames,
     links,
     subscriptions: webhooks.subscriptions,
     objectTypes,
     users,
+    agents: agents.service,
     quotas,
     rateLimits: new ApiRateLimits({ config: config.rateLimits, limiters, clock }),
   });
@@ -172,11 +195,13 @@ export async function startApp(options: AppOptions): Promise<App> {
   expirySweeper.start();
   webhooks.start();
   socketMessages.start();
+  await agents.runtime.start();
 
   let closing: Promise<void> | null = null;
   async function close(): Promise<void> {
     closing ??= (async () => {
       await expirySweeper.stop();
+      await agents.runtime.stop();
       await webhooks.stop();
       await socketMessages.stop();
       // Sockets first (clients are told 1012 and reconnect elsewhere), then HTTP, then storage.
@@ -198,6 +223,8 @@ export async function startApp(options: AppOptions): Promise<App> {
     expirySweeper,
     webhooks,
     quotas,
+    agents: agents.runtime,
+    agentSockets: realtime.agentSockets,
     socketMessages,
     developmentApiKey,
     documentsLoaded: () => realtime.hocuspocus.getDocumentsCount(),

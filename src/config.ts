@@ -31,6 +31,10 @@ export interface AppConfig {
   upgradeUrl?: string;
   /** API rate limits per key. */
   rateLimits: RateLimitConfig;
+  /** OpenAI-compatible chat completions for agents' content actions; unset = the built-in rule engine. */
+  llm?: { baseUrl: string; apiKey: string; model: string; timeoutMs: number };
+  /** How often the agent runtime looks at the clock (idle, timer ticks, schedules). @default 5000 */
+  agentTickMs: number;
 }
 
 /** Requests allowed per API key; 0 turns that limit off. */
@@ -68,6 +72,15 @@ function integer(value: string | undefined, fallback: number, name: string): num
   return parsed;
 }
 
+/** `LLM_BASE_URL`, `LLM_API_KEY`, `LLM_MODEL` (DESIGN.md section 2): all three, or none. */
+function llmSettings(env: NodeJS.ProcessEnv): AppConfig['llm'] {
+  const { LLM_BASE_URL: baseUrl, LLM_API_KEY: apiKey = '', LLM_MODEL: model } = env;
+  if (!baseUrl && !model) return undefined;
+  if (!baseUrl || !model) throw new Error('LLM_BASE_URL and LLM_MODEL must be set together (LLM_API_KEY too, unless the endpoint needs none)');
+  if (!/^https?:\/\//.test(baseUrl)) throw new Error(`LLM_BASE_URL must be an http(s) URL, got "${baseUrl}"`);
+  return { baseUrl: baseUrl.replace(/\/+$/, ''), apiKey, model, timeoutMs: integer(env.LLM_TIMEOUT_MS, 20_000, 'LLM_TIMEOUT_MS') };
+}
+
 /** Reads the configuration from the environment, failing fast on nonsense. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const port = integer(env.PORT, 3000, 'PORT');
@@ -91,6 +104,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE ? env.WEBHOOK_ALLOW_PRIVATE === 'true' : env.NODE_ENV !== 'production',
     webhookRetryDelaysMs: retryDelays(env.WEBHOOK_RETRY_DELAYS_MS),
     upgradeUrl: env.UPGRADE_URL || undefined,
+    llm: llmSettings(env),
+    agentTickMs: integer(env.AGENT_TICK_MS, 5_000, 'AGENT_TICK_MS') || 5_000,
     rateLimits: {
       perMinute: integer(env.RATE_LIMIT_PER_MINUTE, 100, 'RATE_LIMIT_PER_MINUTE'),
       perHour: integer(env.RATE_LIMIT_PER_HOUR, 1_000, 'RATE_LIMIT_PER_HOUR'),

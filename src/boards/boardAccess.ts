@@ -5,15 +5,18 @@ import type { Db } from '../store/database.js';
 import { hashToken, type AccessTokens, type BoardRole } from './accessTokens.js';
 import { boardFromRow, type Board } from './board.js';
 
-/** How a participant is known: verified (a personal link's user), declared, or not at all. */
-export type UserType = 'verified-student' | 'authenticated' | 'anonymous';
+/** How a person is known: verified (a personal link's user), declared, or not at all. */
+export type PersonType = 'verified-student' | 'authenticated' | 'anonymous';
+
+/** How a participant is known: a person (see PersonType), or a visible AI agent of the board. */
+export type UserType = PersonType | 'agent';
 
 /** The user a personal link is bound to: the only identity that owns that user's zones. */
 export interface LinkedUser {
   userId: string;
   userName: string | null;
   /** `verified-student` with an external id, `authenticated` otherwise. */
-  userType: Exclude<UserType, 'anonymous'>;
+  userType: Exclude<PersonType, 'anonymous'>;
   externalUserId: string | null;
   externalSource: string | null;
 }
@@ -47,7 +50,7 @@ export interface ParticipantIdentity {
   /** A personal link's user id; for anyone else the id it declared (a display name), if any. */
   userId: string | null;
   userName: string | null;
-  userType: UserType;
+  userType: PersonType;
   externalUserId: string | null;
   externalSource: string | null;
 }

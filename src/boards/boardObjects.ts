@@ -16,6 +16,10 @@ export interface BoardObject {
   height?: number;
   created_at: string;
   created_by: string | null;
+  updated_at?: string;
+  updated_by?: string | null;
+  /** Set by a host or an agent (`lock_objects`): guests may not change the object. */
+  locked?: boolean;
 }
 
 /** The objects map of a board document. */

@@ -8,9 +8,10 @@ import type { AccessTokens } from './accessTokens.js';
 import { requireHost, type Caller } from './caller.js';
 import { boardFromRow, configWithDefaults, DEFAULT_EXPIRES_IN_HOURS, type Board } from './board.js';
 import { putObjects, type BoardObject } from './boardObjects.js';
-import type { DocumentAuthor, LiveDocuments, ZonePlacement } from './ports.js';
+import { newObject } from './objectService.js';
+import type { BoardObjectRules, DocumentAuthor, LiveDocuments } from './ports.js';
 import type { AccessLinks } from './presenter.js';
-import type { BoardConfigInput, BoardStatus, CreateBoardInput, ObjectInput, UpdateBoardInput } from './schemas.js';
+import type { BoardConfigInput, BoardStatus, CreateBoardInput, UpdateBoardInput } from './schemas.js';
 
 const HOUR_MS = 3_600_000;
 /** Most boards one expiry sweep handles; the next sweep takes the rest. */
@@ -25,8 +26,6 @@ export interface BoardServiceDependencies {
   tokens: AccessTokens;
   /** Base of access links (`APP_URL`). */
   appUrl: string;
-  /** The zones whose content lives in their own documents: where a new object goes. */
-  frames: ZonePlacement;
   /** Signing secrets and URL rules of boards' own `webhook_url`. */
   webhooks: BoardWebhookKeys;
   /** The `boards` quota: active boards are created (or restored) only while the plan has room. */
@@ -34,12 +33,6 @@ export interface BoardServiceDependencies {
   /** The rules objects must pass before they are written (custom object types). */
   objectRules: BoardObjectRules;
   logger: Logger;
-}
-
-/** What boards need from custom object types (objectTypes/objectTypeService.ts). */
-export interface BoardObjectRules {
-  /** Refuses (422) objects that break the rules; `fieldOf(index)` names where object `index` sits in the request. */
-  validateObjects(organizationId: string, objects: readonly unknown[], fieldOf?: (index: number) => string): Promise<void>;
 }
 
 /** What boards need from quotas. */
@@ -210,20 +203,6 @@ export class BoardService {
   }
 
   /**
-   * Adds one object through the live document it belongs in (a zone's, when its position lies
-   * in one: the `frames` port), and resolves once it is durable; the answer carries `zone_id` then.
-   */
-  async addObject(caller: Caller, id: string, input: ObjectInput): Promise<BoardObject & { zone_id?: string }> {
-    const board = await this.get(caller, id);
-    const placement = await this.deps.frames.placementOf(board.id, caller, input.position);
-    if (!placement) throw errors.forbidden('The position lies in a zone this caller may not write');
-    await this.deps.objectRules.validateObjects(board.organizationId, [input]);
-    const object = newObject(input, this.deps.clock.now(), caller.userId);
-    await this.deps.documents.write(placement.document, documentAuthor(board, caller.userId), (doc) => putObjects(doc, [object]));
-    return placement.zoneId ? { ...object, zone_id: placement.zoneId } : object;
-  }
-
-  /**
    * Moves every active board whose time is up to `expired` and raises `board.expired`,
    * whether or not anybody reads it. Safe to run from several places at once: only the
    * caller whose update wins raises the event.
@@ -335,20 +314,6 @@ export class BoardService {
   }
 }
 
-/** A new board object from client input. */
-function newObject(input: ObjectInput, now: Date, createdBy: string | null = null): BoardObject {
-  return {
-    id: randomUUID(),
-    type: input.type,
-    data: input.data,
-    position: { x: input.position.x, y: input.position.y },
-    width: input.width,
-    height: input.height,
-    created_at: now.toISOString(),
-    created_by: createdBy,
-  };
-}
-
 /**
  * Why a data provider URL may not be used, checked with its `:param` placeholders filled by a
  * harmless value. Placeholders may fill the path and query, never the host: one written in the
@@ -379,8 +344,8 @@ function httpTargetOf(url: string): string | null {
   return http && resolved.host !== base.host ? resolved.href : null;
 }
 
-function documentAuthor(board: Board, userId: string | null = null): DocumentAuthor {
-  return { boardId: board.id, organizationId: board.organizationId, userId };
+function documentAuthor(board: Board): DocumentAuthor {
+  return { boardId: board.id, organizationId: board.organizationId, userId: null };
 }
 
 function eventSubject(board: Board) {

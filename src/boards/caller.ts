@@ -17,6 +17,8 @@ export interface Caller {
   userId: string | null;
   /** Set for a board token: the only board it may touch. */
   boardId: string | null;
+  /** The frames this caller may write in (an agent's `scope.frames`); absent: wherever its role allows. */
+  confinedTo?: readonly string[];
 }
 
 /** The caller an organization's API key makes. */

@@ -1,5 +1,5 @@
 import type * as Y from 'yjs';
-import type { Point } from '../frames/writeRules.js';
+import type { ObjectWrite, Point } from '../frames/writeRules.js';
 import type { UserType } from './boardAccess.js';
 import type { BoardObject } from './boardObjects.js';
 import type { Caller } from './caller.js';
@@ -51,6 +51,17 @@ export interface DocumentAuthor {
   userId: string | null;
   /** Set by the server when it moves content between a board's documents (no object events). */
   relocation?: boolean;
+  /** Set when an agent makes the change: the events it raises carry it, so triggers know their cause. */
+  cause?: ChangeCause;
+}
+
+/**
+ * What caused a change an agent made: the agent, and how many agent actions led to it (an
+ * action triggered by a person's change has depth 1, one triggered by that action's change 2…).
+ */
+export interface ChangeCause {
+  agentId: string;
+  depth: number;
 }
 
 /** Why every socket of a board is closed. */
@@ -85,4 +96,14 @@ export interface Placement {
 export interface ZonePlacement {
   /** Where a new object placed at `point` by `writer` goes, or null when the writer may not write there. */
   placementOf(boardId: string, writer: Caller, point: Point): Promise<Placement | null>;
+  /** The documents of a board the reader may read, the board's own first. */
+  readableDocuments(boardId: string, reader: Caller): Promise<Placement[]>;
+  /** Whether `writer` may make `write` to an object of `document` (zone rules, locks, confinement). */
+  mayWrite(boardId: string, writer: Caller, document: string, write: ObjectWrite): Promise<boolean>;
+}
+
+/** What boards need from custom object types (objectTypes/objectTypeService.ts). */
+export interface BoardObjectRules {
+  /** Refuses (422) objects that break the rules; `fieldOf(index)` names where object `index` sits in the request. */
+  validateObjects(organizationId: string, objects: readonly unknown[], fieldOf?: (index: number) => string): Promise<void>;
 }

@@ -81,6 +81,14 @@ export const objectInputSchema = {
   },
 };
 
+/** `PATCH /boards/<id>/objects/<object_id>`: the fields that change (`data` is replaced whole). */
+export const objectPatchSchema = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: { data: freeObject, position, width: size, height: size, locked: { type: 'boolean' } },
+};
+
 const title = { type: 'string', minLength: 1, maxLength: 255, pattern: '\\S' };
 const expiresInHours = { type: 'number', exclusiveMinimum: 0, maximum: MAX_EXPIRES_IN_HOURS };
 
@@ -141,6 +149,15 @@ export interface ObjectInput {
   type: string;
   data: Record<string, unknown>;
   position: { x: number; y: number };
+  width?: number;
+  height?: number;
+}
+
+export interface ObjectPatch {
+  /** Host only: a locked object refuses guests' changes. */
+  locked?: boolean;
+  data?: Record<string, unknown>;
+  position?: { x: number; y: number };
   width?: number;
   height?: number;
 }

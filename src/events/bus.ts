@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
-import type { BusEvent, EventName, EventPayloadByName } from './types.js';
+import type { BusEvent, EventMeta, EventName, EventPayloadByName } from './types.js';
 
 /** A subscriber; it may be async, and `publish` waits for it. */
 export type EventListener = (event: BusEvent) => void | Promise<void>;
@@ -25,8 +25,8 @@ export class EventBus {
     return () => this.listeners.delete(listener);
   }
 
-  async publish<N extends EventName>(name: N, payload: EventPayloadByName[N]): Promise<void> {
-    const event = { name, payload, occurredAt: this.clock.now() } as BusEvent;
+  async publish<N extends EventName>(name: N, payload: EventPayloadByName[N], meta: EventMeta = {}): Promise<void> {
+    const event = { name, payload, occurredAt: this.clock.now(), meta } as BusEvent;
     await Promise.all(
       [...this.listeners].map(async (listener) => {
         try {

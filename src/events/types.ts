@@ -1,3 +1,6 @@
+import type { BoardObject } from '../boards/boardObjects.js';
+import type { ChangeCause } from '../boards/ports.js';
+
 /**
  * Every event the service raises, with its payload. Webhooks, agents and sockets
  * subscribe to these through the one in-process bus (events/bus.ts).
@@ -105,6 +108,17 @@ export interface ObjectDeletedPayload extends ObjectScoped {
   deleted_by: string | null;
 }
 
+/**
+ * A participant's reported location moved from one frame to another (either may be null:
+ * outside every frame). Internal: agents hear it, webhooks do not carry it.
+ */
+export interface ParticipantMovedPayload extends BoardScoped {
+  user_id: string;
+  user_role: 'host' | 'guest';
+  from_frame_id: string | null;
+  to_frame_id: string | null;
+}
+
 export interface EventPayloadByName {
   'board.created': BoardCreatedPayload;
   'board.archived': BoardArchivedPayload;
@@ -119,11 +133,22 @@ export interface EventPayloadByName {
   'session.ended': SessionEndedPayload;
   'participant.joined': ParticipantJoinedPayload;
   'participant.left': ParticipantLeftPayload;
+  'participant.moved': ParticipantMovedPayload;
 }
 
 export type EventName = keyof EventPayloadByName;
 
-/** An event as delivered to subscribers: its name, payload and the time it happened. */
+/**
+ * What the service knows about an event beyond its payload, for in-process listeners only
+ * (never delivered to webhooks): the agent action that caused a change, and the object an
+ * object event is about (its position and size, which the payload does not carry).
+ */
+export interface EventMeta {
+  cause?: ChangeCause;
+  object?: BoardObject;
+}
+
+/** An event as delivered to subscribers: its name, payload, the time it happened, and its meta. */
 export type BusEvent = {
-  [N in EventName]: { name: N; payload: EventPayloadByName[N]; occurredAt: Date };
+  [N in EventName]: { name: N; payload: EventPayloadByName[N]; occurredAt: Date; meta: EventMeta };
 }[EventName];

@@ -1,7 +1,7 @@
 import type { Placement, ZonePlacement } from '../boards/ports.js';
 import type { Db } from '../store/database.js';
-import { frameFromRow, zoneDocumentName, type Frame } from './frame.js';
-import { placementOf as writeTargetOf, type Point } from './writeRules.js';
+import { frameFromRow, frameIdOfDocument, zoneDocumentName, type Frame } from './frame.js';
+import { isForbiddenWrite, placementOf as writeTargetOf, type ObjectWrite, type Point } from './writeRules.js';
 import { zoneAccess, type Viewer, type ZoneAccess } from './zonePermissions.js';
 
 /**
@@ -49,5 +49,18 @@ export class FrameDirectory implements ZonePlacement {
     if (!target) return null;
     if (target.kind === 'board') return { document: boardId, zoneId: null };
     return { document: zoneDocumentName(boardId, target.frame.id), zoneId: target.frame.id };
+  }
+
+  async readableDocuments(boardId: string, reader: Viewer): Promise<Placement[]> {
+    const zones = (await this.cachedFramesOfBoard(boardId)).filter((frame) => zoneAccess(frame, reader) !== 'none');
+    return [{ document: boardId, zoneId: null }, ...zones.map((frame) => ({ document: zoneDocumentName(boardId, frame.id), zoneId: frame.id }))];
+  }
+
+  async mayWrite(boardId: string, writer: Viewer, document: string, write: ObjectWrite): Promise<boolean> {
+    const frames = await this.cachedFramesOfBoard(boardId);
+    const frameId = frameIdOfDocument(document);
+    if (!frameId) return !isForbiddenWrite(writer, { kind: 'board', zones: frames }, write);
+    const frame = frames.find((candidate) => candidate.id === frameId);
+    return frame !== undefined && zoneAccess(frame, writer) === 'write' && !isForbiddenWrite(writer, { kind: 'zone', frame }, write);
   }
 }

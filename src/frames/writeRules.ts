@@ -11,6 +11,8 @@ export interface Point {
 export interface ObjectWrite {
   before: Point | null;
   after: Point | null;
+  /** The object was locked (`lock_objects`) before the write, or the write locks or unlocks it. */
+  touchesLock?: boolean;
 }
 
 /** The document a write lands in: the board's own, or a zone's. */
@@ -60,6 +62,9 @@ export function placementOf(viewer: Viewer, point: Point, frames: Frame[]): Writ
  */
 export function isForbiddenWrite(viewer: Viewer, target: WriteTarget, write: ObjectWrite): boolean {
   const host = viewer.role === 'host';
+  // A locked object is the host's: guests neither change it nor lock or unlock anything.
+  if (!host && write.touchesLock) return true;
+  if (viewer.confinedTo && !isWithinConfinement(viewer.confinedTo, target, write)) return true;
   switch (target.kind) {
     case 'board': {
       const inZone = (point: Point | null) => point !== null && zoneAt(point, target.zones) !== null;
@@ -68,4 +73,12 @@ export function isForbiddenWrite(viewer: Viewer, target: WriteTarget, write: Obj
     case 'zone':
       return !host && isZone(target.frame) && write.after !== null && !contains(target.frame.bounds, write.after);
   }
+}
+
+/** Whether a write stays inside the frames a viewer is confined to (both where the object was and where it goes). */
+function isWithinConfinement(frameIds: readonly string[], target: WriteTarget, write: ObjectWrite): boolean {
+  if (target.kind === 'zone') return frameIds.includes(target.frame.id);
+  const confined = target.zones.filter((frame) => frameIds.includes(frame.id));
+  const inside = (point: Point | null) => point === null || confined.some((frame) => contains(frame.bounds, point));
+  return inside(write.before) && inside(write.after);
 }

@@ -5,6 +5,11 @@ import type { Bounds, Frame } from './frame.js';
 export interface Viewer {
   role: BoardRole;
   userId: string | null;
+  /**
+   * The frames this viewer may write in, when it is confined to some (an agent's
+   * `scope.frames`); absent, it writes wherever its role allows.
+   */
+  confinedTo?: readonly string[];
 }
 
 /** What a viewer may do with a frame's content. */
@@ -27,6 +32,12 @@ export function isOwner(frame: Frame, userId: string | null): boolean {
  * host. A plain frame is everyone's. A hidden frame is the host's; an archived one is read-only.
  */
 export function zoneAccess(frame: Frame, viewer: Viewer): ZoneAccess {
+  const access = roleAccess(frame, viewer);
+  // A confined viewer (an agent) reads what its role lets it read, and writes only in its frames.
+  return access === 'write' && viewer.confinedTo && !viewer.confinedTo.includes(frame.id) ? 'read' : access;
+}
+
+function roleAccess(frame: Frame, viewer: Viewer): ZoneAccess {
   if (viewer.role === 'host') return 'write';
   if (frame.visibility === 'hidden') return 'none';
   const access = contentAccess(frame, viewer);

@@ -1,6 +1,8 @@
 import { Router } from 'express';
+import type { AgentService } from '../agents/agentService.js';
 import type { BoardAccess } from '../boards/boardAccess.js';
 import type { BoardService } from '../boards/boardService.js';
+import type { ObjectService } from '../boards/objectService.js';
 import type { ParticipantLinks } from '../boards/participantLinks.js';
 import type { FrameService } from '../frames/frameService.js';
 import type { ObjectTypeService } from '../objectTypes/objectTypeService.js';
@@ -15,7 +17,9 @@ import { authenticateBoardCaller } from './boardCaller.js';
 import { meterApiCalls } from './policies/apiCallMeter.js';
 import { rateLimitPolicy } from './policies/rateLimitPolicy.js';
 import { adminRoutes } from './routes/adminRoutes.js';
+import { agentPresetRoutes, agentRoutes } from './routes/agentRoutes.js';
 import { authRoutes } from './routes/authRoutes.js';
+import { mcpRoutes } from './routes/mcpRoutes.js';
 import { boardRoutes } from './routes/boardRoutes.js';
 import { frameRoutes } from './routes/frameRoutes.js';
 import { objectTypeRoutes } from './routes/objectTypeRoutes.js';
@@ -31,12 +35,14 @@ export interface ApiServices {
   organizations: OrganizationService;
   access: BoardAccess;
   boards: BoardService;
+  objects: ObjectService;
   documents: LiveDocuments;
   frames: FrameService;
   links: ParticipantLinks;
   subscriptions: SubscriptionService;
   objectTypes: ObjectTypeService;
   users: Users;
+  agents: AgentService;
   quotas: QuotaService;
   rateLimits: ApiRateLimits;
 }
@@ -56,10 +62,13 @@ export function apiRouter(services: ApiServices): Router {
   api.use('/admin', adminRoutes(organizations, services.adminToken));
   api.use(
     '/boards',
-    boardRoutes(boards, services.documents, frames, { organization: requireApiKey, board: boardAuth }),
+    boardRoutes(boards, services.objects, services.documents, frames, { organization: requireApiKey, board: boardAuth }),
     frameRoutes(frames, boardAuth),
     participantLinksRoutes(services.links, boardAuth),
+    agentRoutes(services.agents, boardAuth),
+    mcpRoutes(services.agents, boardAuth),
   );
+  api.use('/agent-presets', requireApiKey, agentPresetRoutes(services.agents));
   api.use('/webhooks', requireApiKey, webhookRoutes(services.subscriptions));
   api.use('/object-types', requireApiKey, objectTypeRoutes(services.objectTypes));
   api.use('/auth', authRoutes(services.users.auth));

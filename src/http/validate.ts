@@ -1,8 +1,9 @@
-import { Ajv, type ErrorObject, type FuncKeywordDefinition, type SchemaObject, type ValidateFunction } from 'ajv';
+import { Ajv, type ErrorObject, type SchemaObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { RequestHandler } from 'express';
 import { errors, type AppError, type FieldError } from '../errors.js';
-import { FREE_JSON_LIMITS, findJsonViolation, REQUEST_BODY_LIMITS, textProblem } from '../util/jsonBounds.js';
+import { freeJsonKeyword } from '../util/ajvKeywords.js';
+import { findJsonViolation, REQUEST_BODY_LIMITS, textProblem } from '../util/jsonBounds.js';
 
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
@@ -25,26 +26,6 @@ addFormats(bodyAjv);
 addFormats(firstErrorAjv);
 addFormats(queryAjv);
 
-/**
- * `freeJson: true` marks a free-form value (an object's `data`, `external_data`, component
- * `props`…): whatever its shape, it must stay within FREE_JSON_LIMITS (depth, lengths, keys,
- * items, size), so nothing stored can break a reader later.
- */
-const freeJsonKeyword: FuncKeywordDefinition = {
-  keyword: 'freeJson',
-  schemaType: 'boolean',
-  errors: true,
-  validate: function freeJson(enabled: boolean, data: unknown, _schema?: unknown, context?: { instancePath: string }) {
-    if (!enabled) return true;
-    const violation = findJsonViolation(data, FREE_JSON_LIMITS);
-    if (!violation) return true;
-    const inside = violation.field === '(body)' ? '' : `/${violation.field.replace(/\./g, '/')}`;
-    (freeJson as unknown as { errors: Partial<ErrorObject>[] }).errors = [
-      { keyword: 'freeJson', instancePath: `${context?.instancePath ?? ''}${inside}`, message: violation.message },
-    ];
-    return false;
-  },
-};
 bodyAjv.addKeyword(freeJsonKeyword);
 firstErrorAjv.addKeyword(freeJsonKeyword);
 

@@ -60,6 +60,13 @@ export class QuotaService {
     throw errors.quotaExceeded({ quotaType: type, current, limit, upgradeUrl: this.deps.upgradeUrl() });
   }
 
+  /** `consume` for an organization known by id (background work: agents, deliveries). */
+  async consumeFor(organizationId: string, type: PeriodicQuota, amount = 1): Promise<void> {
+    const organization = await this.organization(organizationId);
+    if (!organization) throw errors.notFound('Organization');
+    await this.consume(organization, type, amount);
+  }
+
   /**
    * Counts up to `amount` uses of a periodic quota and returns how many fit (all or none
    * when they fit together; otherwise what remains). For fan-outs such as one event's

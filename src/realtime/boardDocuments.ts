@@ -68,12 +68,14 @@ export class BoardDocuments implements LiveDocuments {
     }
   }
 
-  /** Participants connected to a board now, each with its last reported location. */
+  /** Participants connected to a board now, each with its last reported location, then the visible agents shown on it. */
   participants(boardId: string): ConnectedParticipant[] {
-    return this.registry.list(boardId).map((presence) => ({
+    const people = this.registry.list(boardId).map((presence) => ({
       ...presence.view,
       ...(presence.location ? { location: presence.location } : {}),
     }));
+    const agents = [...this.registry.shownAgents(boardId).values()].map((agent) => agent.view);
+    return [...people, ...agents];
   }
 
   /** Closes every socket connected to a board's documents (its zone documents included). */

@@ -1,3 +1,4 @@
+import type { AgentNotification } from '../agents/ports.js';
 import type { ParticipantView, ViewportBounds } from '../boards/ports.js';
 import type { FieldError } from '../errors.js';
 import type { FrameRecord, LockMode } from '../frames/frame.js';
@@ -20,7 +21,7 @@ export type ClientMessage =
  * JSON (the object is absent when the value sat outside any object). `details` lists at most 20.
  */
 export type WriteRejected =
-  | { type: 'write-rejected'; object_ids: string[]; reason: 'zone-permissions' }
+  | { type: 'write-rejected'; object_ids: string[]; reason: 'zone-permissions' | 'locked' }
   | { type: 'write-rejected'; object_ids: string[]; reason: 'invalid-object'; details: Array<{ object_id: string } & FieldError> }
   | { type: 'write-rejected'; object_ids: string[]; reason: 'invalid-value'; details: Array<{ object_id?: string } & FieldError> };
 
@@ -35,6 +36,8 @@ export type ServerMessage =
   | { type: 'participant:joined'; participant: ParticipantView; participant_count: number }
   | { type: 'participant:left'; user_id: string; participant_count: number }
   | { type: 'rate-limited'; limit_per_second: number; coalesced: number }
+  /** A notification an AI agent of the board sent (realtime/agentSockets.ts). */
+  | ({ type: 'agent:notification' } & AgentNotification)
   | WriteRejected
   /** A client message refused; `for` names its type once it could be read. */
   | { type: 'error'; message: string; for?: ClientMessage['type'] };
@@ -49,6 +52,7 @@ export const SUBSCRIBABLE_EVENTS = [
   'participant:joined',
   'participant:left',
   'participant:location',
+  'agent:notification',
 ] as const satisfies readonly ServerMessage['type'][];
 
 export type SubscribableEvent = (typeof SUBSCRIBABLE_EVENTS)[number];

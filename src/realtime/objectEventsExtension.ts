@@ -1,6 +1,7 @@
 import type { Extension, afterLoadDocumentPayload } from '@hocuspocus/server';
 import type * as Y from 'yjs';
 import { objectsOf, readObject, readObjects, type BoardObject } from '../boards/boardObjects.js';
+import type { ChangeCause } from '../boards/ports.js';
 import type { EventBus } from '../events/bus.js';
 import type { Logger } from '../logger.js';
 import { frameIdOfDocument } from '../frames/frame.js';
@@ -48,7 +49,8 @@ export class ObjectEventsExtension implements Extension {
   }
 
   private publish(documentName: string, changes: ObjectChange[], transaction: Y.Transaction): void {
-    const { organizationId, userId = null, relocation } = contextOfOrigin(transaction.origin);
+    const { organizationId, userId = null, relocation, cause } = contextOfOrigin(transaction.origin);
+
     if (!organizationId || relocation) return;
     const zoneId = frameIdOfDocument(documentName);
     const scope = { board_id: boardIdOfDocument(documentName), organization_id: organizationId, ...(zoneId ? { zone_id: zoneId } : {}) };
@@ -61,12 +63,19 @@ export class ObjectEventsExtension implements Extension {
         const version = await committedVersionOf(transaction);
         // Never journaled (its document is being deleted): not durable, so no event.
         if (version === undefined) return;
-        for (const change of changes) await this.publishChange(scope, change, version, userId);
+        for (const change of changes) await this.publishChange(scope, change, version, userId, cause);
       })
       .catch((error) => this.logger.error({ err: error, board_id: documentName }, 'publishing object events failed'));
   }
 
-  private async publishChange(scope: { board_id: string; organization_id: string; zone_id?: string }, change: ObjectChange, version: number, userId: string | null) {
+  private async publishChange(
+    scope: { board_id: string; organization_id: string; zone_id?: string },
+    change: ObjectChange,
+    version: number,
+    userId: string | null,
+    cause: ChangeCause | undefined,
+  ) {
+    const meta = { cause, object: change.kind === 'deleted' ? change.before : change.after };
     switch (change.kind) {
       case 'created':
         return this.bus.publish('object.created', {
@@ -76,7 +85,7 @@ export class ObjectEventsExtension implements Extension {
           object_data: change.after.data ?? {},
           version,
           created_by: change.after.created_by ?? userId,
-        });
+        }, meta);
       case 'updated':
         return this.bus.publish('object.updated', {
           ...scope,
@@ -85,7 +94,7 @@ export class ObjectEventsExtension implements Extension {
           changes: diff(change.before, change.after),
           version,
           updated_by: userId,
-        });
+        }, meta);
       case 'deleted':
         return this.bus.publish('object.deleted', {
           ...scope,
@@ -94,7 +103,7 @@ export class ObjectEventsExtension implements Extension {
           object_data: change.before.data ?? {},
           version,
           deleted_by: userId,
-        });
+        }, meta);
     }
   }
 }

@@ -4,7 +4,7 @@ import type * as Y from 'yjs';
 import { objectsOf } from '../boards/boardObjects.js';
 import type { Logger } from '../logger.js';
 import type { DocumentStore } from '../store/documentStore.js';
-import { isBoardDocument } from './documentContext.js';
+import { boardIdOfDocument, isBoardDocument } from './documentContext.js';
 import { DocumentLoader } from './documentLoader.js';
 import type { UpdateJournal } from './updateJournal.js';
 
@@ -102,9 +102,8 @@ export class PersistenceExtension implements Extension {
       if (this.deleting.has(documentName)) return;
       // Another instance received it and persists it (multi-instance mode).
       if (isTransactionOrigin(origin) && origin.source === 'redis') return;
-      const board = isBoardDocument(documentName)
-        ? { id: documentName, objectsCount: objectsOf(document).size }
-        : undefined;
+      // Every document of a board moves the board's version; its main document also its object count.
+      const board = { id: boardIdOfDocument(documentName), objectsCount: isBoardDocument(documentName) ? objectsOf(document).size : null };
       transaction.meta.set(COMMITTED_VERSION, this.journal.record(documentName, update, board));
       this.uncompacted.set(documentName, (this.uncompacted.get(documentName) ?? 0) + 1);
     });

@@ -65,7 +65,9 @@ export class PresenceExtension implements Extension {
       await this.deps.bus.publish('session.started', { ...scope, session_id: change.sessionStarted.id, started_at: now.toISOString() });
     }
     const count = this.deps.registry.userIds(board.id).size;
-    this.deps.messenger.broadcast(board.id, { type: 'participant:joined', participant: change.presence.view, participant_count: count }, (other) => other.socketId !== socket.socketId);
+    // Sockets show the participant list, visible agents included; events count people.
+    const shown = this.deps.registry.participantCount(board.id);
+    this.deps.messenger.broadcast(board.id, { type: 'participant:joined', participant: change.presence.view, participant_count: shown }, (other) => other.socketId !== socket.socketId);
     await this.deps.bus.publish('participant.joined', {
       ...scope,
       board: { title: board.title, external_id: board.externalId, external_data: board.externalData, created_at: board.createdAt.toISOString() },
@@ -84,7 +86,8 @@ export class PresenceExtension implements Extension {
     const now = this.deps.clock.now();
     const scope = { board_id: board.id, organization_id: board.organizationId };
     const count = this.deps.registry.userIds(board.id).size;
-    this.deps.messenger.broadcast(board.id, { type: 'participant:left', user_id: change.presence.view.user_id, participant_count: count });
+    const shown = this.deps.registry.participantCount(board.id);
+    this.deps.messenger.broadcast(board.id, { type: 'participant:left', user_id: change.presence.view.user_id, participant_count: shown });
     await this.deps.bus.publish('participant.left', {
       ...scope,
       user: userOf(change.presence),

@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import { Hocuspocus } from '@hocuspocus/server';
+import type { AgentSockets } from '../agents/ports.js';
 import type { BoardAccess } from '../boards/boardAccess.js';
 import type { ParticipantHistory } from '../boards/participantHistory.js';
 import type { FrameDirectory } from '../frames/frameDirectory.js';
@@ -8,6 +9,8 @@ import type { EventBus } from '../events/bus.js';
 import type { Logger } from '../logger.js';
 import type { Database } from '../store/database.js';
 import { DocumentStore } from '../store/documentStore.js';
+import { ActivityExtension } from './activityExtension.js';
+import { AgentAwareness, AgentSocketsAdapter } from './agentSockets.js';
 import { AuthExtension } from './authExtension.js';
 import { BoardDocuments } from './boardDocuments.js';
 import type { MessageGateLimits } from './messageGate.js';
@@ -48,7 +51,9 @@ export interface Realtime {
   /** Applies frame changes to connected sockets (FrameService's listener). */
   zones: ZoneSync;
   hocuspocus: Hocuspocus;
-  /** How many participants are connected to a board now. */
+  /** The sockets of boards as agents reach them (notifications, navigation, activity, visible agents). */
+  agentSockets: AgentSockets;
+  /** How many people are connected to a board now (visible agents take no seat). */
   participantsOnline(boardId: string): number;
   /** Starts accepting sockets on the HTTP server's upgrade requests. */
   listen(server: Server): void;
@@ -75,6 +80,7 @@ export function createRealtime(deps: RealtimeDependencies): Realtime {
     extensions: [],
   });
   const messenger = new SocketMessenger(hocuspocus);
+  const agentAwareness = new AgentAwareness(hocuspocus, registry);
   hocuspocus.configure({
     extensions: [
       new AuthExtension(access, frames),
@@ -82,17 +88,21 @@ export function createRealtime(deps: RealtimeDependencies): Realtime {
       persistence,
       objectEvents,
       new PresenceExtension({ access, history, registry, messenger, bus, clock, logger }),
-      new StatelessExtension({ registry, messenger, clock }),
+      new StatelessExtension({ registry, messenger, bus, clock }),
+      new ActivityExtension({ registry, clock }),
+      agentAwareness,
     ],
   });
   const documents = new BoardDocuments(hocuspocus, store, journal, persistence, objectEvents, registry, messenger);
   const zones = new ZoneSync(hocuspocus, messenger, documents, frames);
+  const agentSockets = new AgentSocketsAdapter({ registry, messenger, awareness: agentAwareness, clock });
   let sockets: { close(): void } | null = null;
 
   return {
     documents,
     zones,
     hocuspocus,
+    agentSockets,
     participantsOnline: (boardId) => registry.userIds(boardId).size,
     listen(server) {
       sockets = attachSocketServer(server, {
@@ -106,6 +116,7 @@ export function createRealtime(deps: RealtimeDependencies): Realtime {
     },
     async close() {
       sockets?.close();
+      agentAwareness.close();
       hocuspocus.closeConnections();
       hocuspocus.flushPendingStores();
       const deadline = Date.now() + SHUTDOWN_UNLOAD_TIMEOUT_MS;

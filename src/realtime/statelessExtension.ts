@@ -2,6 +2,7 @@ import type { Connection, Extension, onStatelessPayload } from '@hocuspocus/serv
 import { boardTokenCaller, requireHost } from '../boards/caller.js';
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
+import type { EventBus } from '../events/bus.js';
 import { LOCK_MODES, type LockMode } from '../frames/frame.js';
 import { assertNever } from '../util/assertNever.js';
 import { refusalMessage } from './closeEvents.js';
@@ -16,13 +17,14 @@ const KNOWN_EVENTS = new Set<string>([...SUBSCRIBABLE_EVENTS, '*']);
 /**
  * The stateless JSON messages clients send on a board's main document: `subscribe`,
  * `frame:navigate` and `frame:lock` (host only, relayed to the others) and
- * `participant:location` (kept per participant, relayed to hosts).
+ * `participant:location` (kept per participant, relayed to hosts, `participant.moved` on the
+ * bus when its frame changes).
  */
 export class StatelessExtension implements Extension {
   extensionName = 'stateless-messages';
 
   constructor(
-    private readonly deps: { registry: PresenceRegistry; messenger: SocketMessenger; clock: Clock },
+    private readonly deps: { registry: PresenceRegistry; messenger: SocketMessenger; bus: EventBus; clock: Clock },
   ) {}
 
   async onStateless({ connection, documentName, payload }: onStatelessPayload): Promise<void> {
@@ -30,7 +32,7 @@ export class StatelessExtension implements Extension {
     const message = parse(payload);
     if (typeof message === 'string') return this.reply(connection, { type: 'error', message });
     try {
-      this.handle(connection, message);
+      await this.handle(connection, message);
     } catch (error) {
       // A rule of the domain refused the message (as REST would with the same rule): answered, the socket stays.
       if (!(error instanceof AppError)) throw error;
@@ -38,7 +40,7 @@ export class StatelessExtension implements Extension {
     }
   }
 
-  private handle(connection: Connection, message: ClientMessage): void {
+  private async handle(connection: Connection, message: ClientMessage): Promise<void> {
     const context = connection.context as SocketContext;
     switch (message.type) {
       case 'subscribe':
@@ -72,19 +74,31 @@ export class StatelessExtension implements Extension {
    * Kept per participant and relayed live to hosts only: hosts see every zone, so no location
    * they receive can reveal one. Other viewers read locations filtered (FrameService).
    */
-  private relayLocation(connection: Connection, message: Extract<ClientMessage, { type: 'participant:location' }>): void {
+  private async relayLocation(connection: Connection, message: Extract<ClientMessage, { type: 'participant:location' }>): Promise<void> {
     const context = connection.context as SocketContext;
     const { grant, participantKey } = context;
     const presence = grant && participantKey ? this.deps.registry.get(grant.board.id, participantKey) : undefined;
     if (!grant || !participantKey || !presence) return;
-    const at = this.deps.clock.now().toISOString();
-    const location = { frameId: message.frameId, viewportBounds: message.viewportBounds, at };
+    const now = this.deps.clock.now();
+    const location = { frameId: message.frameId, viewportBounds: message.viewportBounds, at: now.toISOString() };
+    // A participant that never reported a location was outside every frame.
+    const fromFrameId = presence.location?.frameId ?? null;
     this.deps.registry.locate(grant.board.id, participantKey, location);
+    this.deps.registry.touch(context.socketId, now);
     this.deps.messenger.broadcast(
       grant.board.id,
       { type: 'participant:location', user_id: presence.view.user_id, ...location },
       (other) => other.grant?.role === 'host' && other.socketId !== context.socketId,
     );
+    if (fromFrameId === message.frameId) return;
+    await this.deps.bus.publish('participant.moved', {
+      board_id: grant.board.id,
+      organization_id: grant.board.organizationId,
+      user_id: presence.view.user_id,
+      user_role: presence.role,
+      from_frame_id: fromFrameId,
+      to_frame_id: message.frameId,
+    });
   }
 
   private reply(connection: Connection, message: ServerMessage): void {

@@ -50,6 +50,35 @@ describe('touchedObjects', () => {
     expect(touchedObjects(server, last()).size).toBe(0);
   });
 
+  it('reports setting and removing the locked field of an object, and nothing else as a lock write', () => {
+    const { server, client, clientObjects, last } = setup();
+    clientObjects.get('a')!.set('locked', true);
+    expect(touchedObjects(server, last()).get('a')).toEqual({ id: 'a', deleted: false, writesLock: true });
+    Y.applyUpdate(server, last());
+    clientObjects.get('a')!.delete('locked');
+    clientObjects.get('b')!.set('data', { locked: true });
+    const touched = touchedObjects(server, Y.encodeStateAsUpdate(client, Y.encodeStateVector(server)));
+    expect(touched.get('a')).toEqual({ id: 'a', deleted: false, writesLock: true });
+    expect(touched.get('b')).toEqual({ id: 'b', deleted: false });
+  });
+
+  it('reports a new object holding the locked field, as a Y.Map or a plain value', () => {
+    const { server, clientObjects, last } = setup();
+    clientObjects.set('c', new Y.Map<unknown>([['id', 'c'], ['position', { x: 5, y: 5 }], ['locked', false]]));
+    clientObjects.set('d', { id: 'd', position: { x: 6, y: 6 }, locked: true } as never);
+    const touched = touchedObjects(server, last());
+    expect(touched.get('c')).toEqual({ id: 'c', deleted: false, position: { x: 5, y: 5 }, writesLock: true });
+    expect(touched.get('d')).toEqual({ id: 'd', deleted: false, position: { x: 6, y: 6 }, writesLock: true });
+  });
+
+  it('does not count removing a whole locked object as a lock write', () => {
+    const { server, client, clientObjects, last } = setup();
+    clientObjects.get('a')!.set('locked', true);
+    Y.applyUpdate(server, last());
+    clientObjects.delete('a');
+    expect(touchedObjects(server, Y.encodeStateAsUpdate(client, Y.encodeStateVector(server))).get('a')).toEqual({ id: 'a', deleted: true });
+  });
+
   it('touches every object of a multi-object transaction once', () => {
     const { server, client, clientObjects, last } = setup();
     client.transact(() => {

@@ -13,7 +13,15 @@ export interface TouchedObject {
   position?: Point;
   /** Coordinates the update writes inside a nested position map (the rest stays as it was). */
   coordinates?: Partial<Point>;
+  /**
+   * The update writes the object's `locked` field: sets or removes it, or writes a whole
+   * object holding it. Removing the whole object does not count (its lock was its own).
+   */
+  writesLock?: boolean;
 }
+
+/** The object field whose writes lock or unlock an object (frames/writeRules.ts). */
+const LOCK_FIELD = 'locked';
 
 /** One item of an update whose content breaks the bounds of free-form JSON values. */
 export interface OutOfBoundsContent {
@@ -149,12 +157,14 @@ export function inspectUpdate(doc: Y.Doc, update: Uint8Array): UpdateInspection 
       const location = placement?.object;
       if (!location) continue;
       const entry = touch(location.key);
+      if (location.field === LOCK_FIELD) entry.writesLock = true;
       if (!(item.content instanceof Y.ContentAny) || violation) continue;
       const value = item.content.getContent()[0] as unknown;
       if (location.field === null) {
         // An object written as a plain JSON value (readObjects reads it like a Y.Map).
         const position = (value as { position?: Partial<Point> } | null)?.position;
         if (isPoint(position)) entry.position = position;
+        if (typeof value === 'object' && value !== null && Object.hasOwn(value, LOCK_FIELD)) entry.writesLock = true;
       } else if (location.field === 'position') {
         if (isPoint(value)) entry.position = value;
         else if (Number.isFinite(value)) {
@@ -166,6 +176,7 @@ export function inspectUpdate(doc: Y.Doc, update: Uint8Array): UpdateInspection 
     }
   }
 
+  const removedLocks = new Set<string>();
   ds.clients.forEach((ranges, client) => {
     const structsOfClient = doc.store.clients.get(client);
     if (!structsOfClient) return;
@@ -180,9 +191,12 @@ export function inspectUpdate(doc: Y.Doc, update: Uint8Array): UpdateInspection 
         if (!location) continue;
         const entry = touch(location.key);
         if (location.field === null && struct.parent === objects && objects._map.get(location.key) === struct) entry.deleted = true;
+        if (location.field === LOCK_FIELD) removedLocks.add(location.key);
       }
     }
   });
+  // Removing an object removes its fields too: only a lock removed from an object that stays is written.
+  for (const key of removedLocks) if (!touched.get(key)!.deleted) touched.get(key)!.writesLock = true;
   return { touched, outOfBounds, nestsTypesTooDeep };
 }
 

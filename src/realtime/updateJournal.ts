@@ -8,7 +8,7 @@ const FIRST_RETRY_DELAY_MS = 100;
 
 interface PendingDocument {
   updates: Uint8Array[];
-  board?: { id: string; objectsCount: number };
+  board?: { id: string; objectsCount: number | null };
   waiters: Array<() => void>;
   /** Per update (its index in `updates`), who waits for the state version it made. */
   versionWaiters: Array<{ index: number; resolve: (version: number | undefined) => void }>;
@@ -38,7 +38,7 @@ export class UpdateJournal {
    * committed, with the board's `state.version` this very update made (undefined for a
    * zone document, a board deleted meanwhile, or a forgotten document).
    */
-  record(name: string, update: Uint8Array, board?: { id: string; objectsCount: number }): Promise<number | undefined> {
+  record(name: string, update: Uint8Array, board?: { id: string; objectsCount: number | null }): Promise<number | undefined> {
     const entry = this.pending.get(name) ?? { updates: [], waiters: [], versionWaiters: [] };
     const index = entry.updates.push(update) - 1;
     if (board) entry.board = board;

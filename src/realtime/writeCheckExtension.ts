@@ -5,6 +5,7 @@ import type { FieldError } from '../errors.js';
 import { frameIdOfDocument } from '../frames/frame.js';
 import type { FrameDirectory } from '../frames/frameDirectory.js';
 import { isForbiddenWrite, type Point, type WriteTarget } from '../frames/writeRules.js';
+import type { Viewer } from '../frames/zonePermissions.js';
 import { MAX_TYPE_LEVEL, nestsDeeperThan } from '../store/documentBounds.js';
 import { FREE_JSON_LIMITS } from '../util/jsonBounds.js';
 import { CloseEvents } from './closeEvents.js';
@@ -12,7 +13,7 @@ import { boardIdOfDocument } from './documentContext.js';
 import type { WriteRejected } from './messages.js';
 import type { SocketContext } from './socketContext.js';
 import { sendServerMessage } from './socketMessenger.js';
-import { inspectUpdate, type OutOfBoundsContent, type UpdateInspection } from './updateInspector.js';
+import { inspectUpdate, type OutOfBoundsContent, type TouchedObject, type UpdateInspection } from './updateInspector.js';
 import { viewerOf } from './viewer.js';
 
 /** y-protocols sync step 1 carries a state vector, not changes. */
@@ -33,7 +34,8 @@ export interface SocketObjectRules {
 
 /**
  * Checks every change a socket sends before anyone else sees it. A change to an object the
- * sender may not touch (see frames/writeRules.ts), a value beyond the bounds of free-form
+ * sender may not touch (see frames/writeRules.ts: zones, and locks: a guest's change to a
+ * locked object, or a guest locking or unlocking one), a value beyond the bounds of free-form
  * JSON (util/jsonBounds.ts; every writer), or a change that leaves an object breaking the
  * object rules (custom object types; every writer, hosts included) is applied and undone in
  * one transaction: the refused content is garbage-collected before the transaction's update
@@ -68,14 +70,13 @@ export class WriteCheckExtension implements Extension {
     if (touched.size === 0 && outOfBounds.length === 0) return;
     const objects = objectsOf(document);
     const previous = new Map<string, BoardObject | null>();
-    const forbidden = new Set<string>();
+    const forbidden = new Map<string, ForbiddenReason>();
     const withRefusedValues = new Set(outOfBounds.flatMap(({ objectId }) => (objectId === null ? [] : [objectId])));
     for (const change of touched.values()) {
       const current = objects.has(change.id) ? readObject(change.id, objects.get(change.id)) : null;
       previous.set(change.id, current);
-      const before = current?.position ?? null;
-      const after = change.deleted ? null : (change.position ?? withCoordinates(before, change.coordinates));
-      if (viewer && target && isForbiddenWrite(viewer, target, { before, after })) forbidden.add(change.id);
+      const reason = viewer && target ? forbiddenReason(viewer, target, change, current) : null;
+      if (reason) forbidden.set(change.id, reason);
     }
     if (forbidden.size === 0 && outOfBounds.length === 0 && !check) return;
     const invalid = new Map<string, FieldError[]>();
@@ -90,11 +91,14 @@ export class WriteCheckExtension implements Extension {
       // Applying a remote update marks the transaction remote; the undo below is the server's
       // own change, and left remote Yjs would take it for a client-id clash and re-key the document.
       transaction.local = true;
-      for (const id of new Set([...forbidden, ...invalid.keys(), ...withRefusedValues])) restore(objects, id, previous.get(id) ?? null);
+      for (const id of new Set([...forbidden.keys(), ...invalid.keys(), ...withRefusedValues])) restore(objects, id, previous.get(id) ?? null);
       // Whatever restoring left in place (content outside the objects map) goes too.
       deleteApplied(document, transaction, outOfBounds);
     }, { source: 'connection', connection });
-    if (forbidden.size > 0) sendServerMessage(connection, { type: 'write-rejected', object_ids: [...forbidden], reason: 'zone-permissions' });
+    for (const reason of new Set(forbidden.values())) {
+      const objectIds = [...forbidden].flatMap(([id, forbiddenBy]) => (forbiddenBy === reason ? [id] : []));
+      sendServerMessage(connection, { type: 'write-rejected', object_ids: objectIds, reason });
+    }
     if (invalid.size > 0) sendServerMessage(connection, invalidObjectsMessage(invalid));
     if (outOfBounds.length > 0) sendServerMessage(connection, invalidValuesMessage(outOfBounds));
   }
@@ -176,6 +180,20 @@ function invalidValuesMessage(refused: OutOfBoundsContent[]): WriteRejected {
   const objectIds = [...new Set(refused.flatMap(({ objectId }) => (objectId === null ? [] : [objectId])))];
   const details = refused.map(({ objectId, violation }) => ({ ...(objectId === null ? {} : { object_id: objectId }), ...violation }));
   return { type: 'write-rejected', object_ids: objectIds, reason: 'invalid-value', details: details.slice(0, MAX_REJECTION_DETAILS) };
+}
+
+type ForbiddenReason = 'zone-permissions' | 'locked';
+
+/**
+ * Why the viewer may not make this change, or null when it may: the zone rules first, then
+ * the lock (the object was locked, or the change locks or unlocks it; writeRules says who may).
+ */
+function forbiddenReason(viewer: Viewer, target: WriteTarget, change: TouchedObject, current: BoardObject | null): ForbiddenReason | null {
+  const before = current?.position ?? null;
+  const after = change.deleted ? null : (change.position ?? withCoordinates(before, change.coordinates));
+  if (isForbiddenWrite(viewer, target, { before, after })) return 'zone-permissions';
+  const touchesLock = current?.locked === true || change.writesLock === true;
+  return touchesLock && isForbiddenWrite(viewer, target, { before, after, touchesLock }) ? 'locked' : null;
 }
 
 /** A position with the coordinates an update wrote into its nested position map, if any. */

@@ -5,14 +5,17 @@ import pg from 'pg';
 export interface DocumentAppend {
   name: string;
   updates: Uint8Array[];
-  /** Set for a board's main document: its row's counters move in the same transaction. */
-  board?: { id: string; objectsCount: number };
+  /**
+   * The board the document belongs to: its `state.version` moves in the same transaction, and
+   * for the board's main document (`objectsCount` set) its object count too.
+   */
+  board?: { id: string; objectsCount: number | null };
 }
 
 /** What one committed append left behind for a document. */
 export interface AppendResult {
   lastSeq: number;
-  /** The board's `state.version` after the commit (board documents only). */
+  /** The board's `state.version` after the commit (documents with a board). */
   stateVersion?: number;
 }
 
@@ -58,8 +61,8 @@ class SqliteUpdateLog implements UpdateLog {
     const insert = this.db.prepare<[string, Buffer, string], { seq: number }>(
       'INSERT INTO "document_updates" ("name", "update", "created_at") VALUES (?, ?, ?) RETURNING "seq"',
     );
-    const bump = this.db.prepare<[number, number, string], { state_version: number }>(
-      'UPDATE "boards" SET "state_version" = "state_version" + ?, "objects_count" = ? WHERE "id" = ? RETURNING "state_version"',
+    const bump = this.db.prepare<[number, number | null, string], { state_version: number }>(
+      'UPDATE "boards" SET "state_version" = "state_version" + ?, "objects_count" = COALESCE(?, "objects_count") WHERE "id" = ? RETURNING "state_version"',
     );
     return this.db.transaction((batch: DocumentAppend[]) => {
       // The text form Prisma writes for DateTime on SQLite.
@@ -98,7 +101,7 @@ class PostgresUpdateLog implements UpdateLog {
         updates.push(Buffer.from(update));
       }
     }
-    const boards = batch.filter((entry) => entry.board);
+    const boards = perBoard(batch);
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');
@@ -110,10 +113,10 @@ class PostgresUpdateLog implements UpdateLog {
       );
       const bumped = boards.length
         ? await client.query<{ id: string; state_version: number }>(
-            `UPDATE "boards" AS b SET "state_version" = b."state_version" + v.n, "objects_count" = v.c
+            `UPDATE "boards" AS b SET "state_version" = b."state_version" + v.n, "objects_count" = COALESCE(v.c, b."objects_count")
              FROM unnest($1::text[], $2::int[], $3::int[]) AS v(id, n, c) WHERE b."id" = v.id
              RETURNING b."id", b."state_version"`,
-            [boards.map((e) => e.board!.id), boards.map((e) => e.updates.length), boards.map((e) => e.board!.objectsCount)],
+            [boards.map((b) => b.id), boards.map((b) => b.updates), boards.map((b) => b.objectsCount)],
           )
         : { rows: [] };
       await client.query('COMMIT');
@@ -122,9 +125,11 @@ class PostgresUpdateLog implements UpdateLog {
         const previous = results.get(row.name)?.lastSeq ?? 0;
         results.set(row.name, { lastSeq: Math.max(previous, Number(row.seq)) });
       }
-      for (const row of bumped.rows) {
-        const result = results.get(row.id);
-        if (result) result.stateVersion = row.state_version;
+      const versions = new Map(bumped.rows.map((row) => [row.id, row.state_version]));
+      for (const entry of batch) {
+        const version = entry.board ? versions.get(entry.board.id) : undefined;
+        const result = results.get(entry.name);
+        if (result && version !== undefined) result.stateVersion = version;
       }
       return results;
     } catch (error) {
@@ -138,4 +143,20 @@ class PostgresUpdateLog implements UpdateLog {
   async close(): Promise<void> {
     await this.pool.end();
   }
+}
+
+/**
+ * One counter update per board (PostgreSQL updates a row once per statement): the updates of all
+ * its documents in the batch, and the object count its main document reported, if any.
+ */
+function perBoard(batch: DocumentAppend[]): Array<{ id: string; updates: number; objectsCount: number | null }> {
+  const boards = new Map<string, { id: string; updates: number; objectsCount: number | null }>();
+  for (const entry of batch) {
+    if (!entry.board) continue;
+    const board = boards.get(entry.board.id) ?? { id: entry.board.id, updates: 0, objectsCount: null };
+    board.updates += entry.updates.length;
+    if (entry.board.objectsCount !== null) board.objectsCount = entry.board.objectsCount;
+    boards.set(board.id, board);
+  }
+  return [...boards.values()];
 }

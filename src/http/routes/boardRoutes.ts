@@ -5,6 +5,7 @@ import { validateBody, validateQuery } from '../validate.js';
 import type { BoardService } from '../../boards/boardService.js';
 import { requireHost } from '../../boards/caller.js';
 import { presentBoard, presentCreated, presentListItem } from '../../boards/presenter.js';
+import type { ObjectService } from '../../boards/objectService.js';
 import type { LiveDocuments } from '../../boards/ports.js';
 import type { FrameService } from '../../frames/frameService.js';
 import {
@@ -13,10 +14,12 @@ import {
   getBoardQuerySchema,
   listBoardsQuerySchema,
   objectInputSchema,
+  objectPatchSchema,
   updateBoardSchema,
   type BoardStatus,
   type CreateBoardInput,
   type ObjectInput,
+  type ObjectPatch,
   type UpdateBoardInput,
 } from '../../boards/schemas.js';
 
@@ -32,7 +35,13 @@ export interface BoardRouteAuth {
 }
 
 /** The Boards API, mounted at /api/v1/boards. */
-export function boardRoutes(boards: BoardService, documents: LiveDocuments, frames: FrameService, auth: BoardRouteAuth): Router {
+export function boardRoutes(
+  boards: BoardService,
+  objects: ObjectService,
+  documents: LiveDocuments,
+  frames: FrameService,
+  auth: BoardRouteAuth,
+): Router {
   const router = Router();
   const participantsCount = (id: string) => documents.participants(id).length;
 
@@ -129,8 +138,21 @@ export function boardRoutes(boards: BoardService, documents: LiveDocuments, fram
   });
 
   router.post('/:boardId/objects', auth.board, validateBody(objectInputSchema), async (req, res) => {
-    const object = await boards.addObject(callerOf(res), req.params.boardId as string, req.body as ObjectInput);
+    const object = await objects.add(callerOf(res), req.params.boardId as string, req.body as ObjectInput);
     res.status(201).json(object);
+  });
+
+  router.get('/:boardId/objects/:objectId', auth.board, async (req, res) => {
+    res.json(await objects.get(callerOf(res), req.params.boardId as string, req.params.objectId as string));
+  });
+
+  router.patch('/:boardId/objects/:objectId', auth.board, validateBody(objectPatchSchema), async (req, res) => {
+    res.json(await objects.update(callerOf(res), req.params.boardId as string, req.params.objectId as string, req.body as ObjectPatch));
+  });
+
+  router.delete('/:boardId/objects/:objectId', auth.board, async (req, res) => {
+    await objects.remove(callerOf(res), req.params.boardId as string, req.params.objectId as string);
+    res.status(204).end();
   });
 
   return router;

@@ -1,0 +1,422 @@
+/**
+ * npm run bench:agents [-- --boards 100 --agents 3 --rate 50 --seconds 20 --warmup 3 --clients-per-board 2 --update-rate 2]
+ *
+ * Starts the service as its own process (fresh SQLite file, enterprise plan, rate limits off,
+ * the built-in rule engine: no LLM env), puts `agents` agents on each of `boards` boards (a
+ * notifier telling the hosts about every new object, a tutor evaluating answers, an organiser
+ * marking sticky notes seen; beyond three the roles repeat), connects one host provider per
+ * board that listens for `agent:notification`, and `clients-per-board` real providers that each
+ * change their own object `update-rate` times a second. Then it creates objects over REST at
+ * `rate` per second in all (round-robin over boards; sticky_note / answer / note in turn, so a
+ * third reach the tutor, whose AI requests the plan caps at 1,000 a month) in two phases of the
+ * same load: agents paused, then resumed. Printed per phase: trigger→action latency (REST
+ * create sent → notification about that object on the host socket), realtime fan-out latency,
+ * server CPU and RSS; then a sample of the agents' action logs.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { HocuspocusProvider, HocuspocusProviderWebsocket } from '@hocuspocus/provider';
+import WebSocket from 'ws';
+import * as Y from 'yjs';
+import { realClient, type LoadClient } from './loadClients.js';
+
+const { values } = parseArgs({
+  options: {
+    boards: { type: 'string', default: '100' },
+    agents: { type: 'string', default: '3' },
+    rate: { type: 'string', default: '50' },
+    seconds: { type: 'string', default: '20' },
+    warmup: { type: 'string', default: '3' },
+    'clients-per-board': { type: 'string', default: '2' },
+    'update-rate': { type: 'string', default: '2' },
+  },
+});
+const BOARDS = Number(values.boards);
+const AGENTS = Number(values.agents);
+const RATE = Number(values.rate);
+const SECONDS = Number(values.seconds);
+const WARMUP = Number(values.warmup);
+const CLIENTS_PER_BOARD = Number(values['clients-per-board']);
+const UPDATE_RATE = Number(values['update-rate']);
+
+const REQUEST_TIMEOUT_MS = 15_000;
+const CONNECT_TIMEOUT_MS = 30_000;
+/** REST creates in flight at most; past it an event is dropped (and counted) rather than queued. */
+const MAX_IN_FLIGHT = 64;
+/** How long a phase waits after its load for notifications still on their way. */
+const DRAIN_MS = 5_000;
+const SETUP_CONCURRENCY = 8;
+const OBJECT_TYPES = ['sticky_note', 'answer', 'note'] as const;
+const AI_REQUESTS_PER_MONTH = 1_000;
+
+const ROLES = [
+  { name: 'notifier', persona: 'custom', trigger: { event: 'object:created', action: 'send_notification', params: { message: 'New object on the board', to: 'hosts' } } },
+  { name: 'tutor', persona: 'tutor', trigger: { event: 'object:created', condition: "object.type == 'answer'", action: 'evaluate_answer', params: { expected: '42', deliver: 'none' } } },
+  { name: 'organiser', persona: 'custom', trigger: { event: 'object:created', condition: "object.type == 'sticky_note'", action: 'update_object', params: { data: { seen: true } } } },
+] as const;
+
+interface Service {
+  url: string;
+  apiKey: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+interface Board {
+  id: string;
+  hostToken: string;
+  guestToken: string;
+  agents: Array<{ id: string; role: string }>;
+}
+/** One REST create measured: when it was sent and answered, and the object it made. */
+interface SentEvent {
+  objectId: string;
+  sent: number;
+  answered: number;
+}
+interface Bench {
+  service: Service;
+  boards: Board[];
+  writers: LoadClient[];
+  watchers: Array<{ close(): void }>;
+  /** Object id → first `agent:notification` about it on the board's host socket. */
+  arrivals: Map<string, number>;
+  fanOut: number[];
+}
+
+async function startService(): Promise<Service> {
+  const dbFile = join(tmpdir(), `wb-bench-agents-${randomBytes(4).toString('hex')}.db`);
+  const apiKey = `wb_bench_${randomBytes(8).toString('hex')}`;
+  const env: NodeJS.ProcessEnv = {
+    ...process.env, PORT: '0', HOST: '127.0.0.1', DATABASE_URL: process.env.DATABASE_URL ?? `file:${dbFile}`, BOOTSTRAP_API_KEY: apiKey,
+    BOOTSTRAP_PLAN: 'enterprise', LOG_LEVEL: 'warn', NODE_ENV: 'production', RATE_LIMIT_PER_MINUTE: '0', RATE_LIMIT_PER_HOUR: '0', RATE_LIMIT_PER_HOUR_PREMIUM: '0',
+  };
+  // The rule engine: an LLM configured in the caller's shell would measure the LLM instead.
+  for (const name of ['LLM_BASE_URL', 'LLM_API_KEY', 'LLM_MODEL']) delete env[name];
+  // BENCH_SERVER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") apply to the server process only.
+  const nodeArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/main.ts'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  let stopping = false;
+  const url = await new Promise<string>((resolve, reject) => {
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (output.length > 100_000) return;
+      output += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match?.[1]) resolve(match[1]);
+    });
+    child.once('exit', (code) => {
+      reject(new Error(`server exited with ${code}: ${output}`));
+      if (!stopping) abort(`the server exited during the run (code ${code})`);
+    });
+  });
+  return {
+    url,
+    apiKey,
+    child,
+    async stop() {
+      stopping = true;
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        const force = setTimeout(() => child.kill('SIGKILL'), 15_000);
+        await exited;
+        clearTimeout(force);
+      }
+      for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${dbFile}${suffix}`, { force: true });
+    },
+  };
+}
+
+async function api(service: Service, method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }> {
+  const response = await fetch(`${service.url}/api/v1${path}`, {
+    method,
+    headers: { 'x-api-key': service.apiKey, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? (JSON.parse(text) as unknown) : null };
+}
+
+async function expectOk<T>(service: Service, method: string, path: string, body?: unknown): Promise<T> {
+  const answer = await api(service, method, path, body);
+  if (answer.status >= 300) throw new Error(`${method} ${path} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+  return answer.body as T;
+}
+
+/** Runs `work` over the items, at most `concurrency` at a time. */
+async function inParallel<T>(items: T[], concurrency: number, work: (item: T, index: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      await work(items[index]!, index);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => (timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms)));
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+async function createBoards(service: Service): Promise<Board[]> {
+  const boards: Board[] = new Array<Board>(BOARDS);
+  const tokenOf = (link: string) => new URL(link).searchParams.get('token')!;
+  await inParallel([...Array(BOARDS).keys()], SETUP_CONCURRENCY, async (i) => {
+    const created = await expectOk<{ board_uuid: string; access_links: { host: string; guest: string } }>(service, 'POST', '/boards', {
+      title: `agents bench ${i}`,
+      config: { max_participants: 100_000 },
+    });
+    const board: Board = { id: created.board_uuid, hostToken: tokenOf(created.access_links.host), guestToken: tokenOf(created.access_links.guest), agents: [] };
+    for (let a = 0; a < AGENTS; a += 1) {
+      const role = ROLES[a % ROLES.length]!;
+      const agent = await expectOk<{ id: string }>(service, 'POST', `/boards/${board.id}/agents`, {
+        name: `${role.name} ${a}`,
+        persona: role.persona,
+        instructions: { triggers: [role.trigger] },
+        maxActionsPerMinute: 60,
+      });
+      board.agents.push({ id: agent.id, role: role.name });
+    }
+    boards[i] = board;
+  });
+  return boards;
+}
+
+/** The board's host: a real provider that records when each object's first notification arrives. */
+function hostWatcher(url: string, board: Board, arrivals: Map<string, number>) {
+  const socket = new HocuspocusProviderWebsocket({ url, WebSocketPolyfill: WebSocket });
+  const provider = new HocuspocusProvider({
+    websocketProvider: socket,
+    name: board.id,
+    document: new Y.Doc(),
+    token: board.hostToken,
+    onStateless: ({ payload }) => {
+      const message = JSON.parse(payload) as { type?: string; objectId?: unknown };
+      if (message.type === 'agent:notification' && typeof message.objectId === 'string' && !arrivals.has(message.objectId)) {
+        arrivals.set(message.objectId, performance.now());
+      }
+    },
+  });
+  provider.attach();
+  return {
+    ready: new Promise<void>((resolve) => provider.on('synced', () => resolve())),
+    close() {
+      provider.destroy();
+      socket.destroy();
+    },
+  };
+}
+
+async function connectClients(bench: Bench): Promise<void> {
+  const wsBase = `${bench.service.url.replace(/^http/, 'ws')}/api/v1/realtime`;
+  await inParallel(bench.boards, 20, async (board, i) => {
+    const watcher = hostWatcher(`${wsBase}?token=${board.hostToken}`, board, bench.arrivals);
+    bench.watchers.push(watcher);
+    const writers = Array.from({ length: CLIENTS_PER_BOARD }, (_, c) =>
+      realClient(`${wsBase}?token=${board.guestToken}`, board.id, board.guestToken, `writer-${i}-${c}`, bench.fanOut),
+    );
+    bench.writers.push(...writers);
+    await withTimeout(Promise.all([watcher.ready, ...writers.map((writer) => writer.ready)]), CONNECT_TIMEOUT_MS, `connecting board ${i}`);
+  });
+}
+
+async function setAgents(bench: Bench, action: 'pause' | 'resume'): Promise<void> {
+  const agents = bench.boards.flatMap((board) => board.agents.map((agent) => ({ board: board.id, agent: agent.id })));
+  await inParallel(agents, SETUP_CONCURRENCY, async ({ board, agent }) => {
+    await expectOk(bench.service, 'POST', `/boards/${board}/agents/${agent}/${action}`);
+  });
+}
+
+function rssMiB(pid: number): number {
+  return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+}
+
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+const ms = (value: number) => (Number.isNaN(value) ? '-' : +value.toFixed(value < 10 ? 2 : 0));
+
+/** The load of one phase: REST creates at RATE and socket updates at UPDATE_RATE per writer, until stopped. */
+function startLoad(bench: Bench) {
+  const state = { sent: null as SentEvent[] | null, inFlight: 0, failed: 0, dropped: 0, sequence: 0, update: 0 };
+  // Owed from the clock, not from the ticks: a late tick still sends what its time asked for.
+  let last = performance.now();
+  let owedEvents = 0;
+  let owedUpdates = 0;
+  const sendEvent = () => {
+    const sequence = state.sequence++;
+    const board = bench.boards[sequence % BOARDS]!;
+    // Each board sees the three types in turn, and at any moment the boards hold a mix of them.
+    const type = OBJECT_TYPES[(sequence + Math.floor(sequence / BOARDS)) % OBJECT_TYPES.length]!;
+    const record = state.sent;
+    const sent = performance.now();
+    state.inFlight += 1;
+    const body = { type, data: { text: type === 'answer' ? '42' : `note ${sequence}` }, position: { x: (sequence % 40) * 30, y: (Math.floor(sequence / 40) % 40) * 30 } };
+    void api(bench.service, 'POST', `/boards/${board.id}/objects`, body)
+      .then((answer) => {
+        if (answer.status !== 201) state.failed += 1;
+        else record?.push({ objectId: (answer.body as { id: string }).id, sent, answered: performance.now() });
+      })
+      .catch(() => (state.failed += 1))
+      .finally(() => (state.inFlight -= 1));
+  };
+  const timer = setInterval(() => {
+    const now = performance.now();
+    owedEvents += (RATE * (now - last)) / 1000;
+    owedUpdates += (bench.writers.length * UPDATE_RATE * (now - last)) / 1000;
+    last = now;
+    for (; owedEvents >= 1; owedEvents -= 1) {
+      if (state.inFlight < MAX_IN_FLIGHT) sendEvent();
+      else state.dropped += 1;
+    }
+    for (; owedUpdates >= 1; owedUpdates -= 1) bench.writers[state.update % bench.writers.length]!.sendUpdate(++state.update);
+  }, 10);
+  return { state, stop: () => clearInterval(timer) };
+}
+
+const sleep = (duration: number) => new Promise((resolve) => setTimeout(resolve, duration));
+
+/** Samples the server's RSS and a `GET /health` round trip every 250 ms until stopped. */
+function startSampling(bench: Bench) {
+  const pid = bench.service.child.pid!;
+  const samples = { peakRss: rssMiB(pid), probes: [] as number[] };
+  const timer = setInterval(() => {
+    samples.peakRss = Math.max(samples.peakRss, rssMiB(pid));
+    const started = performance.now();
+    void fetch(`${bench.service.url}/health`, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) })
+      .then(async (response) => {
+        await response.arrayBuffer();
+        samples.probes.push(performance.now() - started);
+      })
+      .catch(() => undefined);
+  }, 250);
+  return { samples, stop: () => clearInterval(timer) };
+}
+
+async function runPhase(bench: Bench, phase: string, agentsOn: boolean) {
+  const pid = bench.service.child.pid!;
+  const load = startLoad(bench);
+  await sleep(WARMUP * 1000);
+  const sent: SentEvent[] = [];
+  load.state.sent = sent;
+  bench.fanOut.length = 0;
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
+  const sampling = startSampling(bench);
+  const cpuBefore = cpuSeconds(pid);
+  const started = performance.now();
+  await sleep(SECONDS * 1000);
+  load.stop();
+  const elapsed = (performance.now() - started) / 1000;
+  const cpu = cpuSeconds(pid) - cpuBefore;
+  sampling.stop();
+  loop.disable();
+  const fanOut = bench.fanOut.slice().sort((a, b) => a - b);
+  const drainUntil = performance.now() + DRAIN_MS;
+  while (performance.now() < drainUntil && (load.state.inFlight > 0 || (agentsOn && sent.some((event) => !bench.arrivals.has(event.objectId))))) await sleep(50);
+  const notified = sent.filter((event) => bench.arrivals.has(event.objectId));
+  const triggerToAction = notified.map((event) => bench.arrivals.get(event.objectId)! - event.sent).sort((a, b) => a - b);
+  const creates = sent.map((event) => event.answered - event.sent).sort((a, b) => a - b);
+  const probes = sampling.samples.probes.sort((a, b) => a - b);
+  return {
+    phase,
+    'events sent': sent.length + (load.state.failed || load.state.dropped ? ` (+${load.state.failed} failed, ${load.state.dropped} dropped)` : ''),
+    'REST create p50/p99': `${ms(percentile(creates, 50))} / ${ms(percentile(creates, 99))}`,
+    notifications: agentsOn ? notified.length : '-',
+    'trigger→action p50': ms(percentile(triggerToAction, 50)),
+    p95: ms(percentile(triggerToAction, 95)),
+    p99: ms(percentile(triggerToAction, 99)),
+    'fan-out p50': ms(percentile(fanOut, 50)),
+    'fan-out p99': ms(percentile(fanOut, 99)),
+    'fan-out n': fanOut.length,
+    'server CPU %': Math.round((cpu / elapsed) * 100),
+    'RSS peak MiB': Math.round(sampling.samples.peakRss),
+    '/health p99/max': `${ms(percentile(probes, 99))} / ${ms(probes.at(-1) ?? NaN)}`,
+    'bench loop p99': ms(loop.percentile(99) / 1e6),
+    fanOutP99: percentile(fanOut, 99),
+  };
+}
+
+/** The action logs of the first boards' agents (up to 200 entries each), summed up per role. */
+async function actionLogSample(bench: Bench) {
+  const byRole = new Map<string, Array<{ success: boolean; latencyMs: number; errorMessage: string | null }>>();
+  for (const board of bench.boards.slice(0, 3)) {
+    for (const agent of board.agents) {
+      const entries = await expectOk<Array<{ success: boolean; latencyMs: number; errorMessage: string | null }>>(bench.service, 'GET', `/boards/${board.id}/agents/${agent.id}/actions?limit=200`);
+      byRole.set(agent.role, [...(byRole.get(agent.role) ?? []), ...entries]);
+    }
+  }
+  return [...byRole].map(([role, entries]) => {
+    const errors = new Map<string, number>();
+    for (const entry of entries) if (entry.errorMessage) errors.set(entry.errorMessage, (errors.get(entry.errorMessage) ?? 0) + 1);
+    const topError = [...errors].sort((a, b) => b[1] - a[1])[0];
+    const latencies = entries.map((entry) => entry.latencyMs).sort((a, b) => a - b);
+    return {
+      role,
+      'log entries (3 boards)': entries.length,
+      'successful %': entries.length ? Math.round((entries.filter((entry) => entry.success).length / entries.length) * 100) : '-',
+      'avg latencyMs': entries.length ? +(latencies.reduce((sum, value) => sum + value, 0) / entries.length).toFixed(1) : '-',
+      'p99 latencyMs': latencies.length ? percentile(latencies, 99) : '-',
+      'top error': topError ? `${topError[1]}× ${topError[0].slice(0, 60)}` : '-',
+    };
+  });
+}
+
+let cleanup: () => Promise<void> = async () => undefined;
+function abort(reason: string): void {
+  console.error(`bench:agents aborted: ${reason}`);
+  void cleanup().finally(() => process.exit(1));
+}
+
+async function main(): Promise<void> {
+  const tutorsPerBoard = [...Array(AGENTS).keys()].filter((a) => ROLES[a % ROLES.length]!.name === 'tutor').length;
+  const expectedAnswers = (RATE / OBJECT_TYPES.length) * (WARMUP + SECONDS) * tutorsPerBoard;
+  if (expectedAnswers > AI_REQUESTS_PER_MONTH * 0.9) console.warn(`~${Math.round(expectedAnswers)} answers may exceed the plan's ${AI_REQUESTS_PER_MONTH} AI requests a month: the rest are logged refused`);
+  const service = await startService();
+  const bench: Bench = { service, boards: [], writers: [], watchers: [], arrivals: new Map(), fanOut: [] };
+  cleanup = async () => {
+    cleanup = async () => undefined;
+    for (const client of [...bench.writers, ...bench.watchers]) client.close();
+    await service.stop();
+  };
+  const setupStarted = performance.now();
+  bench.boards = await createBoards(service);
+  await connectClients(bench);
+  await setAgents(bench, 'pause');
+  console.log(`set up ${BOARDS} boards, ${BOARDS * AGENTS} agents, ${bench.writers.length + bench.watchers.length} providers in ${Math.round(performance.now() - setupStarted)} ms`);
+  const off = await runPhase(bench, 'agents off', false);
+  await setAgents(bench, 'resume');
+  const on = await runPhase(bench, 'agents on', true);
+  const rows = [off, on].map(({ fanOutP99: _p99, ...row }) => row);
+  console.table(rows);
+  console.log(`fan-out p99 on/off: ${(on.fanOutP99 / off.fanOutP99).toFixed(2)}`);
+  console.table(await actionLogSample(bench));
+}
+
+const budgetMs = (60 + 2 * (WARMUP + SECONDS + DRAIN_MS / 1000) + BOARDS * 1.5) * 1000 + 120_000;
+const watchdog = setTimeout(() => abort(`the run took longer than ${Math.round(budgetMs / 1000)} s`), budgetMs);
+process.once('SIGINT', () => abort('interrupted'));
+try {
+  await main();
+  await cleanup();
+  clearTimeout(watchdog);
+  process.exit(0);
+} catch (error) {
+  abort(error instanceof Error ? error.stack ?? error.message : String(error));
+}

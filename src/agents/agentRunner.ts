@@ -1,0 +1,260 @@
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import type { Clock } from '../clock.js';
+import { AppError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { PrismaClient } from '../store/database.js';
+import { KeyedQueue } from '../util/keyedQueue.js';
+import { agentCaller, agentFromRow, type ActionType, type Agent, type AgentMemory } from './agent.js';
+import { ActionRefusal, type ActionContext, type AgentObjects } from './actions/action.js';
+import type { ActionRegistry } from './actions/registry.js';
+import { ContentEngineError, type ContentEngine, type ContentRequest, type ContentResult } from './content/contentTypes.js';
+import type { AgentFrames, AgentSockets, TriggerEvent } from './ports.js';
+import { RateWindow } from './rateWindow.js';
+import { fillTemplates } from './templates.js';
+import { conditionScope } from './triggers.js';
+
+/** Most runs one agent may have waiting: a burst past it is logged as refused, not queued. */
+const MAX_QUEUED_RUNS = 60;
+/** Decisions kept in the working memory (context for the LLM). */
+const MAX_RECENT_DECISIONS = 20;
+
+/** One run to make: an action with its params, and what caused it. */
+export interface RunRequest {
+  agent: Agent;
+  action: ActionType;
+  params: Record<string, unknown>;
+  /** The trigger event; null for a call from outside (MCP, `ai/generate`). */
+  event: TriggerEvent | null;
+  /** The log's `triggerEventType` and `triggerEventData`. */
+  trigger: { type: string; data: Record<string, unknown> };
+}
+
+/** A run's log entry, as written. */
+export interface RunOutcome {
+  id: string;
+  shouldAct: boolean;
+  success: boolean;
+  result: Record<string, unknown>;
+  errorMessage: string | null;
+  tokensUsed: number;
+}
+
+export interface AgentRunnerDependencies {
+  /** The client itself (not a transaction's): a run's log entry and counters are written in one transaction. */
+  db: PrismaClient;
+  clock: Clock;
+  logger: Logger;
+  actions: ActionRegistry;
+  objects: AgentObjects;
+  frames: AgentFrames;
+  sockets: AgentSockets;
+  engine: ContentEngine;
+  /** Counts one AI request against the plan (`ai_requests_monthly`); throws the quota's AppError. */
+  consumeAiRequest(organizationId: string): Promise<void>;
+  /** Called when an agent starts or stops thinking (presence shows it). */
+  thinkingChanged(agent: Agent, thinking: boolean): void;
+}
+
+/**
+ * Runs agent actions, one at a time per agent, within the agent's rate (a sliding minute,
+ * claimed when a run is queued, so a burst takes exactly `maxActionsPerMinute`) and its token
+ * budget (checked before every content call), and logs every run, refused ones included.
+ */
+export class AgentRunner {
+  private readonly queue = new KeyedQueue<string>();
+  private readonly queued = new Map<string, number>();
+  private readonly rates = new RateWindow();
+  private readonly thinking = new Set<string>();
+
+  constructor(private readonly deps: AgentRunnerDependencies) {}
+
+  isThinking(agentId: string): boolean {
+    return this.thinking.has(agentId);
+  }
+
+  /** Resolves once every run queued for the agent so far has finished. */
+  idle(agentId: string): Promise<void> {
+    return this.queue.idle(agentId);
+  }
+
+  /** Whether `runs` more runs of the agent fit its rate now (scans pace themselves with it). */
+  hasRoom(agent: Agent, runs: number): boolean {
+    return this.rates.room(agent.id, agent.maxActionsPerMinute, this.deps.clock.now().getTime()) >= runs && (this.queued.get(agent.id) ?? 0) + runs <= MAX_QUEUED_RUNS;
+  }
+
+  /** Forgets an agent's rate window (it was deleted). */
+  forget(agentId: string): void {
+    this.rates.forget(agentId);
+  }
+
+  /** Queues a run, or logs it refused at once when the agent's rate or queue is full. */
+  async submit(request: RunRequest): Promise<RunOutcome> {
+    const { agent } = request;
+    const now = this.deps.clock.now().getTime();
+    const waiting = this.queued.get(agent.id) ?? 0;
+    if (waiting >= MAX_QUEUED_RUNS) return this.logRefusal(request, `Too many runs waiting (${MAX_QUEUED_RUNS}); this one was dropped`);
+    if (!this.rates.tryTake(agent.id, agent.maxActionsPerMinute, now)) {
+      return this.logRefusal(request, `Rate limit: ${agent.maxActionsPerMinute} actions per minute reached`);
+    }
+    this.queued.set(agent.id, waiting + 1);
+    try {
+      return await this.queue.run(agent.id, () => this.run(request));
+    } finally {
+      const left = (this.queued.get(agent.id) ?? 1) - 1;
+      if (left > 0) this.queued.set(agent.id, left);
+      else this.queued.delete(agent.id);
+    }
+  }
+
+  private async run(request: RunRequest): Promise<RunOutcome> {
+    // Re-read: the agent may have been paused, changed or deleted while the run waited.
+    const row = await this.deps.db.agent.findUnique({ where: { id: request.agent.id } });
+    const agent = row ? agentFromRow(row) : null;
+    if (!agent || agent.status !== 'active') return { id: '', shouldAct: false, success: false, result: {}, errorMessage: 'The agent is no longer active', tokensUsed: 0 };
+    const started = performance.now();
+    const spent = { tokens: 0 };
+    const memory: AgentMemory = structuredClone(agent.memory);
+    this.setThinking(agent, true);
+    let outcome: Omit<RunOutcome, 'id' | 'tokensUsed'> & { reasoning: string; params: Record<string, unknown> };
+    try {
+      outcome = await this.act(agent, request, memory, spent);
+    } finally {
+      this.setThinking(agent, false);
+    }
+    const latencyMs = Math.round(performance.now() - started);
+    remember(memory, request, outcome.reasoning, this.deps.clock.now());
+    return this.record(agent, request, { ...outcome, tokensUsed: spent.tokens }, latencyMs, memory);
+  }
+
+  /** Sanitizes and applies the action; any failure becomes the outcome. */
+  private async act(agent: Agent, request: RunRequest, memory: AgentMemory, spent: { tokens: number }) {
+    const definition = this.deps.actions.get(request.action);
+    const frames = await this.deps.frames.framesOfBoard(agent.boardId);
+    let params = fillTemplates(request.params, conditionScope(request.event, frames));
+    try {
+      const problems = this.deps.actions.paramsProblems(request.action, params, 'params');
+      if (problems.length > 0) throw new ActionRefusal(problems.map(({ field, message }) => `${field} ${message}`).join('; '));
+      const context = this.contextFor(agent, request, memory, spent);
+      params = await definition.sanitize(params, context);
+      const { result, reasoning } = await definition.apply(params, context);
+      return { shouldAct: true, success: true, result, errorMessage: null, reasoning, params };
+    } catch (error) {
+      const refused = error instanceof ActionRefusal;
+      const message = error instanceof AppError || refused || error instanceof ContentEngineError ? error.message : 'The action failed unexpectedly';
+      if (!refused && !(error instanceof AppError) && !(error instanceof ContentEngineError)) {
+        this.deps.logger.error({ err: error, board_id: agent.boardId, agent_id: agent.id, action: request.action }, 'agent action failed');
+      }
+      const reasoning = refused ? `Did not act: ${message}` : `The action failed: ${message}`;
+      return { shouldAct: !refused, success: false, result: {}, errorMessage: message, reasoning, params };
+    }
+  }
+
+  private contextFor(agent: Agent, request: RunRequest, memory: AgentMemory, spent: { tokens: number }): ActionContext {
+    return {
+      agent,
+      event: request.event,
+      caller: agentCaller(agent),
+      cause: { agentId: agent.id, depth: (request.event?.cause?.depth ?? 0) + 1 },
+      objects: this.deps.objects,
+      frames: this.deps.frames,
+      sockets: this.deps.sockets,
+      memory,
+      content: (content) => this.runContent(agent, content, spent),
+    };
+  }
+
+  /** One content engine call, if the budget and the plan allow it; its tokens count even when it fails. */
+  private async runContent(agent: Agent, request: Omit<ContentRequest, 'agent'>, spent: { tokens: number }): Promise<ContentResult> {
+    const { name, persona } = agent;
+    const { description, goals, rules } = agent.instructions;
+    const full: ContentRequest = { ...request, agent: { name, persona, description, goals, rules } };
+    if (agent.budgetTokens !== null) {
+      const estimate = this.deps.engine.estimateTokens(full);
+      const remaining = agent.budgetTokens - agent.spentTokens - spent.tokens;
+      if (estimate > remaining) throw new ActionRefusal(`Token budget: this call may need ${estimate} tokens, ${Math.max(0, remaining)} remain`);
+    }
+    try {
+      await this.deps.consumeAiRequest(agent.organizationId);
+    } catch (error) {
+      if (error instanceof AppError) throw new ActionRefusal(`AI requests: ${error.message}`);
+      throw error;
+    }
+    try {
+      const result = await this.deps.engine.run(full);
+      spent.tokens += result.tokensUsed;
+      return result;
+    } catch (error) {
+      if (error instanceof ContentEngineError) spent.tokens += error.tokensUsed;
+      throw error;
+    }
+  }
+
+  private setThinking(agent: Agent, thinking: boolean): void {
+    if (thinking) this.thinking.add(agent.id);
+    else this.thinking.delete(agent.id);
+    this.deps.thinkingChanged(agent, thinking);
+  }
+
+  /** Logs a run refused before it was queued (rate, queue): nothing else changes. */
+  private async logRefusal(request: RunRequest, message: string): Promise<RunOutcome> {
+    const outcome = { shouldAct: false, success: false, result: {}, errorMessage: message, reasoning: `Did not act: ${message}`, params: request.params, tokensUsed: 0 };
+    const id = await this.insertLog(request, outcome, 0);
+    return { id, ...outcome };
+  }
+
+  /** Writes the log entry and the agent's counters in one transaction. */
+  private async record(
+    agent: Agent,
+    request: RunRequest,
+    outcome: Omit<RunOutcome, 'id'> & { reasoning: string; params: Record<string, unknown> },
+    latencyMs: number,
+    memory: AgentMemory,
+  ): Promise<RunOutcome> {
+    const now = this.deps.clock.now();
+    const id = randomUUID();
+    await this.deps.db.$transaction(async (tx) => {
+      await tx.agentAction.create({ data: logRow(id, request, outcome, latencyMs, now) });
+      await tx.agent.updateMany({
+        where: { id: agent.id },
+        data: {
+          spentTokens: { increment: outcome.tokensUsed },
+          ...(outcome.shouldAct ? { actionsCount: { increment: 1 }, lastActionAt: now } : {}),
+          memory: JSON.stringify(memory),
+        },
+      });
+    });
+    return { id, shouldAct: outcome.shouldAct, success: outcome.success, result: outcome.result, errorMessage: outcome.errorMessage, tokensUsed: outcome.tokensUsed };
+  }
+
+  private async insertLog(request: RunRequest, outcome: Omit<RunOutcome, 'id'> & { reasoning: string; params: Record<string, unknown> }, latencyMs: number): Promise<string> {
+    const id = randomUUID();
+    await this.deps.db.agentAction.create({ data: logRow(id, request, outcome, latencyMs, this.deps.clock.now()) });
+    return id;
+  }
+}
+
+function logRow(id: string, request: RunRequest, outcome: Omit<RunOutcome, 'id'> & { reasoning: string; params: Record<string, unknown> }, latencyMs: number, now: Date) {
+  return {
+    id,
+    agentId: request.agent.id,
+    triggerEventType: request.trigger.type,
+    triggerEventData: JSON.stringify(request.trigger.data),
+    shouldAct: outcome.shouldAct,
+    reasoning: outcome.reasoning.slice(0, 2_000),
+    actionType: request.action,
+    actionParams: JSON.stringify(outcome.params),
+    success: outcome.success,
+    result: JSON.stringify(outcome.result),
+    errorMessage: outcome.errorMessage,
+    tokensUsed: outcome.tokensUsed,
+    latencyMs,
+    createdAt: now,
+  };
+}
+
+function remember(memory: AgentMemory, request: RunRequest, summary: string, now: Date): void {
+  const recent = memory.recent ?? [];
+  recent.push({ at: now.toISOString(), event: request.trigger.type, action: request.action, summary: summary.slice(0, 200) });
+  memory.recent = recent.slice(-MAX_RECENT_DECISIONS);
+}

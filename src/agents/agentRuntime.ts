@@ -1,0 +1,211 @@
+import type { Clock } from '../clock.js';
+import type { EventBus } from '../events/bus.js';
+import type { BusEvent } from '../events/types.js';
+import type { Frame } from '../frames/frame.js';
+import type { Logger } from '../logger.js';
+import type { PrismaClient } from '../store/database.js';
+import { agentFromRow, agentUserId, type Agent } from './agent.js';
+import type { AgentObjects } from './actions/action.js';
+import { AgentRunner, type RunRequest } from './agentRunner.js';
+import { AgentScheduler } from './agentScheduler.js';
+import type { AgentLifecycle } from './agentService.js';
+import type { ActionRegistry } from './actions/registry.js';
+import type { ContentEngine } from './content/contentTypes.js';
+import type { AgentFrames, AgentSockets, TriggerEvent } from './ports.js';
+import { TickEvents } from './tickEvents.js';
+import { firedTriggers, triggerEventsOf } from './triggers.js';
+
+/** How often the runtime looks at the clock: idle participants, timer ticks, schedules, scans. */
+const DEFAULT_TICK_MS = 5_000;
+/** Boards whose agents are kept in memory at once. */
+const MAX_CACHED_BOARDS = 5_000;
+
+export interface AgentRuntimeDependencies {
+  db: PrismaClient;
+  clock: Clock;
+  logger: Logger;
+  bus: EventBus;
+  actions: ActionRegistry;
+  objects: AgentObjects;
+  frames: AgentFrames;
+  sockets: AgentSockets;
+  engine: ContentEngine;
+  consumeAiRequest(organizationId: string): Promise<void>;
+  tickMs?: number;
+}
+
+/**
+ * The agent runtime: turns what happens on boards into trigger events, picks the agents each
+ * one fires (by priority), and hands their runs to the runner; on every tick of the clock it
+ * raises idle and timer events, runs due schedules and works through `scanExisting` scans.
+ * One board's agents never hold up another's, nor the events' publishers.
+ */
+export class AgentRuntime implements AgentLifecycle {
+  private readonly logger: Logger;
+  private readonly runner: AgentRunner;
+  private readonly scheduler: AgentScheduler;
+  private readonly ticks: TickEvents;
+  private readonly agentsByBoard = new Map<string, Promise<Agent[]>>();
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private unsubscribe: (() => void) | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private ticking: Promise<void> | null = null;
+
+  constructor(private readonly deps: AgentRuntimeDependencies) {
+    this.logger = deps.logger.child({ component: 'agents' });
+    this.runner = new AgentRunner({ ...deps, logger: this.logger, thinkingChanged: (agent, thinking) => this.show(agent, thinking) });
+    this.scheduler = new AgentScheduler({
+      db: deps.db,
+      clock: deps.clock,
+      logger: this.logger,
+      sessionStartedAt: (boardId) => deps.sockets.sessionStartedAt(boardId),
+      submit: (request) => this.runner.submit(request),
+    });
+    this.ticks = new TickEvents(deps.clock, deps.sockets, deps.frames);
+  }
+
+  /** Listens to the bus, shows visible agents, and starts the tick. */
+  async start(): Promise<void> {
+    this.unsubscribe = this.deps.bus.subscribe((event) => this.onEvent(event));
+    const active = await this.deps.db.agent.findMany({ where: { status: 'active' } });
+    for (const row of active) this.show(agentFromRow(row), false);
+    const tickMs = this.deps.tickMs ?? DEFAULT_TICK_MS;
+    this.timer = setInterval(() => void this.tick(), tickMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    this.unsubscribe?.();
+    if (this.timer) clearInterval(this.timer);
+    await this.ticking;
+    await this.settled();
+  }
+
+  isThinking(agentId: string): boolean {
+    return this.runner.isThinking(agentId);
+  }
+
+  /** Re-reads the board's agents, shows or withdraws the changed one, and syncs its schedule. */
+  agentsChanged(boardId: string, agentId: string, change?: 'resumed'): void {
+    this.agentsByBoard.delete(boardId);
+    void this.track(
+      (async () => {
+        const row = await this.deps.db.agent.findUnique({ where: { id: agentId } });
+        if (!row || row.status !== 'active') this.ticks.forget(agentId);
+        if (!row) {
+          this.runner.forget(agentId);
+          this.deps.sockets.showAgent(boardId, agentId, null);
+          return;
+        }
+        const agent = agentFromRow(row);
+        this.show(agent, this.runner.isThinking(agent.id));
+        await this.scheduler.sync(agent, { skipMissed: change === 'resumed' });
+        if (agent.scanPending && agent.status === 'active') {
+          await this.ticks.startScan(agent, this.deps.objects);
+          await this.tick();
+        }
+      })(),
+    );
+  }
+
+  /** One look at the clock: idle and timer events, due schedules, scans. Tests call it after moving a ManualClock. */
+  tick(): Promise<void> {
+    this.ticking ??= (async () => {
+      try {
+        const boards = await this.boardsWithActiveAgents();
+        for (const boardId of boards) {
+          const agents = await this.agentsOf(boardId);
+          for (const event of this.ticks.eventsOf(boardId, agents)) await this.dispatch(event.event, agents, event.only);
+        }
+        await this.scheduler.runDue();
+        const scanRunner = {
+          hasRoom: (agent: Agent, runs: number) => this.runner.hasRoom(agent, runs),
+          submit: (request: RunRequest) => this.track(this.runner.submit(request)),
+        };
+        await this.ticks.continueScans(scanRunner, (agent) => this.finishScan(agent));
+      } catch (error) {
+        this.logger.error({ err: error }, 'agent tick failed');
+      } finally {
+        this.ticking = null;
+      }
+    })();
+    return this.ticking;
+  }
+
+  /** Resolves once every run started so far has finished (tests). */
+  async settled(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  /** Runs an action now as the agent, outside any trigger (MCP tools, `ai/generate`). */
+  async runNow(agent: Agent, request: Omit<RunRequest, 'agent'>) {
+    return this.runner.submit({ ...request, agent });
+  }
+
+  /** Bus listener: never awaits the runs, so publishers are not held up by agents. */
+  private onEvent(event: BusEvent): void {
+    if (event.name === 'board.deleted' || event.name === 'board.expired') {
+      this.agentsByBoard.delete(event.payload.board_id);
+      return;
+    }
+    if (!event.name.startsWith('object.') && !event.name.startsWith('participant.')) return;
+    void this.track(
+      (async () => {
+        const agents = await this.agentsOf(event.payload.board_id);
+        if (!agents.some((agent) => agent.status === 'active')) return;
+        const frames = await this.deps.frames.framesOfBoard(event.payload.board_id);
+        for (const triggerEvent of triggerEventsOf(event, frames)) await this.dispatch(triggerEvent, agents, null, frames);
+      })(),
+    );
+  }
+
+  /**
+   * Runs what an event fires, one after another in order of priority (highest first): a
+   * moderator of priority 9 has locked a note before a tutor of priority 5 reads it.
+   */
+  private async dispatch(event: TriggerEvent, agents: Agent[], only: ((agent: Agent, triggerIndex: number) => boolean) | null, known?: Frame[]): Promise<void> {
+    const frames = known ?? (await this.deps.frames.framesOfBoard(event.boardId));
+    const ordered = [...agents].sort((a, b) => b.priority - a.priority || a.createdAt.getTime() - b.createdAt.getTime());
+    for (const agent of ordered) {
+      for (const fired of firedTriggers(agent, event, frames)) {
+        if (only && !only(agent, fired.index)) continue;
+        await this.track(this.runner.submit({ agent, action: fired.action, params: fired.params, event, trigger: { type: event.type, data: event.data } }));
+      }
+    }
+  }
+
+  private async finishScan(agent: Agent): Promise<void> {
+    await this.deps.db.agent.updateMany({ where: { id: agent.id }, data: { scanPending: false } });
+    this.agentsByBoard.delete(agent.boardId);
+  }
+
+  /** Shows a visible active agent on its board (and whether it is thinking); withdraws the others. */
+  private show(agent: Agent, isThinking: boolean): void {
+    const visible = agent.visibility === 'visible' && agent.status === 'active';
+    const presence = visible ? { id: agentUserId(agent.id), name: agent.name, persona: agent.persona, isThinking } : null;
+    this.deps.sockets.showAgent(agent.boardId, agent.id, presence);
+  }
+
+  private agentsOf(boardId: string): Promise<Agent[]> {
+    let agents = this.agentsByBoard.get(boardId);
+    if (!agents) {
+      if (this.agentsByBoard.size >= MAX_CACHED_BOARDS) this.agentsByBoard.clear();
+      agents = this.deps.db.agent.findMany({ where: { boardId } }).then((rows) => rows.map(agentFromRow));
+      this.agentsByBoard.set(boardId, agents);
+      agents.catch(() => this.agentsByBoard.delete(boardId));
+    }
+    return agents;
+  }
+
+  private async boardsWithActiveAgents(): Promise<string[]> {
+    const rows = await this.deps.db.agent.findMany({ where: { status: 'active' }, select: { boardId: true }, distinct: ['boardId'] });
+    return rows.map((row) => row.boardId);
+  }
+
+  private track(work: Promise<unknown>): Promise<unknown> {
+    const tracked = work.catch((error) => this.logger.error({ err: error }, 'agent work failed'));
+    this.inFlight.add(tracked);
+    void tracked.finally(() => this.inFlight.delete(tracked));
+    return tracked;
+  }
+}

@@ -1,0 +1,46 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Router, type RequestHandler } from 'express';
+import { callerOf } from '../boardCaller.js';
+import type { AgentService } from '../../agents/agentService.js';
+
+const SERVER_INFO = { name: 'whiteboard-agent', version: '1.0.0' };
+
+/**
+ * The MCP endpoint of one agent, mounted at /api/v1/boards: `POST …/<board_id>/agents/<id>/mcp`
+ * (streamable HTTP, stateless: each request is answered on its own). An external assistant
+ * authenticated as the board's host (API key or host token) lists the action registry as
+ * tools and calls them as that agent, under its rights, scope, rate, budget and action log.
+ */
+export function mcpRoutes(agents: AgentService, boardAuth: RequestHandler): Router {
+  const router = Router();
+
+  router.post('/:boardId/agents/:agentId/mcp', boardAuth, async (req, res) => {
+    const tools = await agents.toolsOf(callerOf(res), String(req.params.boardId), String(req.params.agentId));
+    const server = new Server(SERVER_INFO, { capabilities: { tools: {} } });
+    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.list() }));
+    server.setRequestHandler(CallToolRequestSchema, async (request) => {
+      const result = await tools.call(request.params.name, request.params.arguments ?? {});
+      return { content: [{ type: 'text', text: JSON.stringify(result.data) }], structuredContent: asRecord(result.data), isError: !result.ok };
+    });
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, req.body);
+  });
+
+  // Stateless: no server-sent stream to open and no session to end.
+  router.all('/:boardId/agents/:agentId/mcp', boardAuth, (_req, res) => {
+    res.status(405).set('Allow', 'POST').json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless, use POST' }, id: null });
+  });
+
+  return router;
+}
+
+function asRecord(data: unknown): Record<string, unknown> {
+  return data && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : { value: data };
+}
