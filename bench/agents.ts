@@ -13,7 +13,7 @@
  * create sent → notification about that object on the host socket), realtime fan-out latency,
  * server CPU and RSS; then a sample of the agents' action logs.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -60,12 +60,7 @@ const ROLES = [
   { name: 'organiser', persona: 'custom', trigger: { event: 'object:created', condition: "object.type == 'sticky_note'", action: 'update_object', params: { data: { seen: true } } } },
 ] as const;
 
-interface Service {
-  url: string;
-  apiKey: string;
-  child: ChildProcess;
-  stop(): Promise<void>;
-}
+type Service = Awaited<ReturnType<typeof startService>>;
 interface Board {
   id: string;
   hostToken: string;
@@ -88,7 +83,7 @@ interface Bench {
   fanOut: number[];
 }
 
-async function startService(): Promise<Service> {
+async function startService() {
   const dbFile = join(tmpdir(), `wb-bench-agents-${randomBytes(4).toString('hex')}.db`);
   const apiKey = `wb_bench_${randomBytes(8).toString('hex')}`;
   const env: NodeJS.ProcessEnv = {
@@ -101,13 +96,17 @@ async function startService(): Promise<Service> {
   const nodeArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/main.ts'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   let stopping = false;
+  const logged = new Map<string, number>();
   const url = await new Promise<string>((resolve, reject) => {
     let output = '';
+    let pending = '';
     child.stdout.on('data', (chunk: Buffer) => {
-      if (output.length > 100_000) return;
-      output += chunk.toString();
+      if (output.length < 100_000) output += chunk.toString();
       const match = /listening on (http:\/\/\S+)/.exec(output);
       if (match?.[1]) resolve(match[1]);
+      const lines = (pending + chunk.toString()).split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) countLogLine(line, logged);
     });
     child.once('exit', (code) => {
       reject(new Error(`server exited with ${code}: ${output}`));
@@ -118,6 +117,8 @@ async function startService(): Promise<Service> {
     url,
     apiKey,
     child,
+    /** Warnings and errors the server logged, counted by level, message and error message. */
+    logged,
     async stop() {
       stopping = true;
       if (child.exitCode === null && child.signalCode === null) {
@@ -130,6 +131,19 @@ async function startService(): Promise<Service> {
       for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${dbFile}${suffix}`, { force: true });
     },
   };
+}
+
+/** Counts one pino line of the server's (LOG_LEVEL=warn: every entry is a warning or an error). */
+function countLogLine(line: string, logged: Map<string, number>): void {
+  let entry: { level?: string; msg?: string; err?: { message?: string } };
+  if (!line.startsWith('{')) return;
+  try {
+    entry = JSON.parse(line) as typeof entry;
+  } catch {
+    return; // the banner, or another line that is not a log entry
+  }
+  const key = `${entry.level}: ${entry.msg}${entry.err?.message ? ` (${entry.err.message.slice(0, 100)})` : ''}`;
+  logged.set(key, (logged.get(key) ?? 0) + 1);
 }
 
 async function api(service: Service, method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }> {
@@ -149,6 +163,8 @@ async function expectOk<T>(service: Service, method: string, path: string, body?
   return answer.body as T;
 }
 
+const sleep = (duration: number) => new Promise((resolve) => setTimeout(resolve, duration));
+
 /** Runs `work` over the items, at most `concurrency` at a time. */
 async function inParallel<T>(items: T[], concurrency: number, work: (item: T, index: number) => Promise<void>): Promise<void> {
   let next = 0;
@@ -159,12 +175,6 @@ async function inParallel<T>(items: T[], concurrency: number, work: (item: T, in
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_resolve, reject) => (timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms)));
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 async function createBoards(service: Service): Promise<Board[]> {
@@ -225,15 +235,19 @@ async function connectClients(bench: Bench): Promise<void> {
       realClient(`${wsBase}?token=${board.guestToken}`, board.id, board.guestToken, `writer-${i}-${c}`, bench.fanOut),
     );
     bench.writers.push(...writers);
-    await withTimeout(Promise.all([watcher.ready, ...writers.map((writer) => writer.ready)]), CONNECT_TIMEOUT_MS, `connecting board ${i}`);
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_resolve, reject) => (timer = setTimeout(() => reject(new Error(`board ${i}: providers not synced after ${CONNECT_TIMEOUT_MS} ms`)), CONNECT_TIMEOUT_MS)));
+    await Promise.race([Promise.all([watcher.ready, ...writers.map((writer) => writer.ready)]), timedOut]).finally(() => clearTimeout(timer));
   });
 }
 
 async function setAgents(bench: Bench, action: 'pause' | 'resume'): Promise<void> {
+  const started = performance.now();
   const agents = bench.boards.flatMap((board) => board.agents.map((agent) => ({ board: board.id, agent: agent.id })));
   await inParallel(agents, SETUP_CONCURRENCY, async ({ board, agent }) => {
     await expectOk(bench.service, 'POST', `/boards/${board}/agents/${agent}/${action}`);
   });
+  console.log(`${new Date().toISOString()} ${action}d ${agents.length} agents in ${Math.round(performance.now() - started)} ms`);
 }
 
 function rssMiB(pid: number): number {
@@ -254,7 +268,11 @@ const ms = (value: number) => (Number.isNaN(value) ? '-' : +value.toFixed(value 
 
 /** The load of one phase: REST creates at RATE and socket updates at UPDATE_RATE per writer, until stopped. */
 function startLoad(bench: Bench) {
-  const state = { sent: null as SentEvent[] | null, inFlight: 0, failed: 0, dropped: 0, sequence: 0, update: 0 };
+  const state = { sent: null as SentEvent[] | null, inFlight: 0, failed: 0, dropped: 0, sequence: 0, update: 0, failures: new Map<string, number>() };
+  const fail = (reason: string) => {
+    state.failed += 1;
+    state.failures.set(reason, (state.failures.get(reason) ?? 0) + 1);
+  };
   // Owed from the clock, not from the ticks: a late tick still sends what its time asked for.
   let last = performance.now();
   let owedEvents = 0;
@@ -270,10 +288,10 @@ function startLoad(bench: Bench) {
     const body = { type, data: { text: type === 'answer' ? '42' : `note ${sequence}` }, position: { x: (sequence % 40) * 30, y: (Math.floor(sequence / 40) % 40) * 30 } };
     void api(bench.service, 'POST', `/boards/${board.id}/objects`, body)
       .then((answer) => {
-        if (answer.status !== 201) state.failed += 1;
+        if (answer.status !== 201) fail(`${answer.status} ${String((answer.body as { message?: unknown } | null)?.message).slice(0, 80)}`);
         else record?.push({ objectId: (answer.body as { id: string }).id, sent, answered: performance.now() });
       })
-      .catch(() => (state.failed += 1))
+      .catch((error: Error) => fail(error.name))
       .finally(() => (state.inFlight -= 1));
   };
   const timer = setInterval(() => {
@@ -289,8 +307,6 @@ function startLoad(bench: Bench) {
   }, 10);
   return { state, stop: () => clearInterval(timer) };
 }
-
-const sleep = (duration: number) => new Promise((resolve) => setTimeout(resolve, duration));
 
 /** Samples the server's RSS and a `GET /health` round trip every 250 ms until stopped. */
 function startSampling(bench: Bench) {
@@ -320,11 +336,14 @@ async function runPhase(bench: Bench, phase: string, agentsOn: boolean) {
   loop.enable();
   const sampling = startSampling(bench);
   const cpuBefore = cpuSeconds(pid);
+  const benchCpuBefore = process.cpuUsage();
   const started = performance.now();
+  console.log(`${new Date().toISOString()} ${phase}: measuring for ${SECONDS} s`);
   await sleep(SECONDS * 1000);
   load.stop();
   const elapsed = (performance.now() - started) / 1000;
   const cpu = cpuSeconds(pid) - cpuBefore;
+  const benchCpu = process.cpuUsage(benchCpuBefore);
   sampling.stop();
   loop.disable();
   const fanOut = bench.fanOut.slice().sort((a, b) => a - b);
@@ -334,6 +353,7 @@ async function runPhase(bench: Bench, phase: string, agentsOn: boolean) {
   const triggerToAction = notified.map((event) => bench.arrivals.get(event.objectId)! - event.sent).sort((a, b) => a - b);
   const creates = sent.map((event) => event.answered - event.sent).sort((a, b) => a - b);
   const probes = sampling.samples.probes.sort((a, b) => a - b);
+  for (const [reason, count] of load.state.failures) console.log(`${phase}: ${count} REST creates failed: ${reason}`);
   return {
     phase,
     'events sent': sent.length + (load.state.failed || load.state.dropped ? ` (+${load.state.failed} failed, ${load.state.dropped} dropped)` : ''),
@@ -348,6 +368,7 @@ async function runPhase(bench: Bench, phase: string, agentsOn: boolean) {
     'server CPU %': Math.round((cpu / elapsed) * 100),
     'RSS peak MiB': Math.round(sampling.samples.peakRss),
     '/health p99/max': `${ms(percentile(probes, 99))} / ${ms(probes.at(-1) ?? NaN)}`,
+    'bench CPU %': Math.round(((benchCpu.user + benchCpu.system) / 1e6 / elapsed) * 100),
     'bench loop p99': ms(loop.percentile(99) / 1e6),
     fanOutP99: percentile(fanOut, 99),
   };
@@ -358,21 +379,22 @@ async function actionLogSample(bench: Bench) {
   const byRole = new Map<string, Array<{ success: boolean; latencyMs: number; errorMessage: string | null }>>();
   for (const board of bench.boards.slice(0, 3)) {
     for (const agent of board.agents) {
-      const entries = await expectOk<Array<{ success: boolean; latencyMs: number; errorMessage: string | null }>>(bench.service, 'GET', `/boards/${board.id}/agents/${agent.id}/actions?limit=200`);
-      byRole.set(agent.role, [...(byRole.get(agent.role) ?? []), ...entries]);
+      const answer = await api(bench.service, 'GET', `/boards/${board.id}/agents/${agent.id}/actions?limit=200`).catch((error: Error) => ({ status: 0, body: error.message }));
+      if (answer.status !== 200) console.error(`action log of agent ${agent.id} not read: ${answer.status} ${JSON.stringify(answer.body)}`);
+      else byRole.set(agent.role, [...(byRole.get(agent.role) ?? []), ...(answer.body as [])]);
     }
   }
   return [...byRole].map(([role, entries]) => {
     const errors = new Map<string, number>();
-    for (const entry of entries) if (entry.errorMessage) errors.set(entry.errorMessage, (errors.get(entry.errorMessage) ?? 0) + 1);
+    for (const { errorMessage } of entries) if (errorMessage) errors.set(errorMessage, (errors.get(errorMessage) ?? 0) + 1);
     const topError = [...errors].sort((a, b) => b[1] - a[1])[0];
     const latencies = entries.map((entry) => entry.latencyMs).sort((a, b) => a - b);
     return {
       role,
       'log entries (3 boards)': entries.length,
-      'successful %': entries.length ? Math.round((entries.filter((entry) => entry.success).length / entries.length) * 100) : '-',
-      'avg latencyMs': entries.length ? +(latencies.reduce((sum, value) => sum + value, 0) / entries.length).toFixed(1) : '-',
-      'p99 latencyMs': latencies.length ? percentile(latencies, 99) : '-',
+      'successful %': Math.round((entries.filter((entry) => entry.success).length / entries.length) * 100),
+      'avg latencyMs': +(latencies.reduce((sum, value) => sum + value, 0) / entries.length).toFixed(1),
+      'p99 latencyMs': percentile(latencies, 99),
       'top error': topError ? `${topError[1]}× ${topError[0].slice(0, 60)}` : '-',
     };
   });
@@ -398,6 +420,9 @@ async function main(): Promise<void> {
   const setupStarted = performance.now();
   bench.boards = await createBoards(service);
   await connectClients(bench);
+  // Each writer's first change creates its object; done here, so no phase pays for those creations.
+  bench.writers.forEach((writer) => writer.sendUpdate(0));
+  await sleep(2_000);
   await setAgents(bench, 'pause');
   console.log(`set up ${BOARDS} boards, ${BOARDS * AGENTS} agents, ${bench.writers.length + bench.watchers.length} providers in ${Math.round(performance.now() - setupStarted)} ms`);
   const off = await runPhase(bench, 'agents off', false);
@@ -407,11 +432,13 @@ async function main(): Promise<void> {
   console.table(rows);
   console.log(`fan-out p99 on/off: ${(on.fanOutP99 / off.fanOutP99).toFixed(2)}`);
   console.table(await actionLogSample(bench));
+  if (service.logged.size > 0) console.log('server warnings and errors:');
+  for (const [entry, count] of [...service.logged].sort((a, b) => b[1] - a[1]).slice(0, 10)) console.log(`  ${count}× ${entry}`);
 }
 
 const budgetMs = (60 + 2 * (WARMUP + SECONDS + DRAIN_MS / 1000) + BOARDS * 1.5) * 1000 + 120_000;
 const watchdog = setTimeout(() => abort(`the run took longer than ${Math.round(budgetMs / 1000)} s`), budgetMs);
-process.once('SIGINT', () => abort('interrupted'));
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => abort(`interrupted (${signal})`));
 try {
   await main();
   await cleanup();

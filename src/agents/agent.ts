@@ -1,5 +1,6 @@
 import type { Agent as AgentRow, AgentAction as AgentActionRow } from '../../generated/sqlite/index.js';
 import type { Caller } from '../boards/caller.js';
+import { CONTENT_ACTIONS } from './content/contentTypes.js';
 
 /** What an agent is for (SPEC Agent `persona`); each has a preset (agents/presets.ts). */
 export const PERSONAS = ['tutor', 'moderator', 'timer', 'facilitator', 'custom'] as const;
@@ -27,7 +28,7 @@ export const TRIGGER_EVENTS = [
 ] as const;
 export type TriggerEventType = (typeof TRIGGER_EVENTS)[number];
 
-/** Every action an agent may take (agents/actions/ defines each once). */
+/** Every action an agent may take (agents/actions/ defines each once): board and message actions, then content actions. */
 export const ACTION_TYPES = [
   'create_object',
   'update_object',
@@ -37,13 +38,7 @@ export const ACTION_TYPES = [
   'move_to_frame',
   'notify_teacher',
   'lock_objects',
-  'evaluate_answer',
-  'generate_hint',
-  'summarize',
-  'cluster_similar',
-  'check_sentiment',
-  'generate_content',
-  'validate_design',
+  ...CONTENT_ACTIONS,
 ] as const;
 export type ActionType = (typeof ACTION_TYPES)[number];
 

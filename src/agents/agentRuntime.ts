@@ -1,17 +1,12 @@
-import type { Clock } from '../clock.js';
 import type { EventBus } from '../events/bus.js';
 import type { BusEvent } from '../events/types.js';
 import type { Frame } from '../frames/frame.js';
 import type { Logger } from '../logger.js';
-import type { PrismaClient } from '../store/database.js';
 import { agentFromRow, agentUserId, type Agent } from './agent.js';
-import type { AgentObjects } from './actions/action.js';
-import { AgentRunner, type RunRequest } from './agentRunner.js';
+import { AgentRunner, type AgentRunnerDependencies, type RunRequest } from './agentRunner.js';
 import { AgentScheduler } from './agentScheduler.js';
 import type { AgentLifecycle } from './agentService.js';
-import type { ActionRegistry } from './actions/registry.js';
-import type { ContentEngine } from './content/contentTypes.js';
-import type { AgentFrames, AgentSockets, TriggerEvent } from './ports.js';
+import type { TriggerEvent } from './ports.js';
 import { TickEvents } from './tickEvents.js';
 import { firedTriggers, triggerEventsOf } from './triggers.js';
 
@@ -20,17 +15,8 @@ const DEFAULT_TICK_MS = 5_000;
 /** Boards whose agents are kept in memory at once. */
 const MAX_CACHED_BOARDS = 5_000;
 
-export interface AgentRuntimeDependencies {
-  db: PrismaClient;
-  clock: Clock;
-  logger: Logger;
+export interface AgentRuntimeDependencies extends Omit<AgentRunnerDependencies, 'thinkingChanged'> {
   bus: EventBus;
-  actions: ActionRegistry;
-  objects: AgentObjects;
-  frames: AgentFrames;
-  sockets: AgentSockets;
-  engine: ContentEngine;
-  consumeAiRequest(organizationId: string): Promise<void>;
   tickMs?: number;
 }
 

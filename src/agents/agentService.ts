@@ -9,10 +9,10 @@ import type { ActionRegistry } from './actions/registry.js';
 import { ConditionSyntaxError, parseCondition } from './conditions.js';
 import { PRESETS, type AgentPreset } from './presets.js';
 import { parseSchedulePattern } from './schedules.js';
-import { instructionsWithDefaults, scopeWithDefaults, type CreateAgentInput, type UpdateAgentInput } from './schemas.js';
+import { instructionsWithDefaults, scopeWithDefaults, type CreateAgentInput, type GenerateInput, type UpdateAgentInput } from './schemas.js';
 import { statsOf, type AgentStats } from './agentStats.js';
 import type { AgentTools } from './agentTools.js';
-import type { BoardAssistant, GenerateInput } from './boardAssistant.js';
+import type { BoardAssistant } from './boardAssistant.js';
 import type { AgentFrames } from './ports.js';
 
 /** What the agent runtime is told when agents change, and what it knows that the rows do not. */

@@ -1,37 +1,12 @@
 import type { Board } from '../boards/board.js';
 import type { Caller } from '../boards/caller.js';
-import { AppError } from '../errors.js';
-import { errors } from '../errors.js';
+import { AppError, errors } from '../errors.js';
 import type { Agent } from './agent.js';
 import type { ActionContext, AgentObjects } from './actions/action.js';
 import { generateContent } from './actions/contentActions.js';
 import type { ContentEngine } from './content/contentTypes.js';
 import type { AgentFrames, AgentSockets } from './ports.js';
-
-/** `POST /boards/<id>/ai/generate`. */
-export interface GenerateInput {
-  prompt: string;
-  style?: 'sticky' | 'mindmap' | 'list' | 'grid';
-  count?: number;
-  position?: { x: number; y: number };
-}
-
-export const generateInputSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['prompt'],
-  properties: {
-    prompt: { type: 'string', minLength: 1, maxLength: 2_000, pattern: '\\S' },
-    style: { type: 'string', enum: ['sticky', 'mindmap', 'list', 'grid'] },
-    count: { type: 'integer', minimum: 1, maximum: 20 },
-    position: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['x', 'y'],
-      properties: { x: { type: 'number', minimum: -1e9, maximum: 1e9 }, y: { type: 'number', minimum: -1e9, maximum: 1e9 } },
-    },
-  },
-};
+import type { GenerateInput } from './schemas.js';
 
 export interface BoardAssistantDependencies {
   engine: ContentEngine;

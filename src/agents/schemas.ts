@@ -1,3 +1,4 @@
+import { MAX_COORDINATE } from '../boards/schemas.js';
 import { ACTION_TYPES, PERSONAS, TRIGGER_EVENTS, VISIBILITIES, type AgentScope, type AgentVisibility, type Instructions, type Persona } from './agent.js';
 
 /** SPEC Limits: agent name, rate and priority. */
@@ -133,3 +134,28 @@ export function instructionsWithDefaults(input: InstructionsInput): Instructions
 export function scopeWithDefaults(input: Partial<AgentScope> | undefined): AgentScope {
   return { frames: input?.frames ?? [], objectTypes: input?.objectTypes ?? [], participants: input?.participants ?? [] };
 }
+
+/** `POST /boards/<id>/ai/generate`. */
+export interface GenerateInput {
+  prompt: string;
+  style?: 'sticky' | 'mindmap' | 'list' | 'grid';
+  count?: number;
+  position?: { x: number; y: number };
+}
+
+export const generateInputSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['prompt'],
+  properties: {
+    prompt: { type: 'string', minLength: 1, maxLength: 2_000, pattern: '\\S' },
+    style: { type: 'string', enum: ['sticky', 'mindmap', 'list', 'grid'] },
+    count: { type: 'integer', minimum: 1, maximum: 20 },
+    position: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['x', 'y'],
+      properties: { x: { type: 'number', minimum: -MAX_COORDINATE, maximum: MAX_COORDINATE }, y: { type: 'number', minimum: -MAX_COORDINATE, maximum: MAX_COORDINATE } },
+    },
+  },
+};

@@ -76,7 +76,7 @@ export interface LiveDocuments {
   write(name: string, author: DocumentAuthor, change: (doc: Y.Doc) => void): Promise<void>;
   /** The objects of a document, oldest first: the live state if loaded, else the durable one. */
   readObjects(name: string): Promise<BoardObject[]>;
-  /** Participants connected to a board now, each with its last reported location. */
+  /** Participants connected to a board now (people first, then visible agents), each with its last reported location. */
   participants(boardId: string): ConnectedParticipant[];
   /** Closes every socket connected to a board's documents (its zone documents included). */
   disconnectAll(boardId: string, reason: DisconnectReason): void;

@@ -90,25 +90,31 @@ describe('rate', () => {
 });
 
 describe('budget', () => {
-  it('stops before a content call the budget cannot pay for, and says so in the log and stats', async () => {
+  it('under a burst of 50 events, spends up to the budget and refuses exactly the calls it cannot pay for', async () => {
     const board = await createBoard(server, 'Limits');
-    const budgetTokens = 120;
+    const budgetTokens = 400;
     const agent = await agentOn(board, {
       budgetTokens,
       maxActionsPerMinute: 60,
       instructions: { triggers: [{ event: 'object:created', condition: "object.type == 'answer'", action: 'evaluate_answer', params: { expected: '3/4', deliver: 'none' } }] },
     });
-    for (let index = 0; index < 20; index += 1) {
-      await server.api('POST', `/boards/${board.board_uuid}/objects`, objectOf('answer', `my answer is ${index}`));
-    }
+    await Promise.all(Array.from({ length: 50 }, (_, index) => server.api('POST', `/boards/${board.board_uuid}/objects`, objectOf('answer', `my answer is ${index % 10}`, index, 0))));
     const log = await logOf(board, agent);
+    expect(log).toHaveLength(50);
     const paid = log.filter((entry) => entry.success);
     const refused = log.filter((entry) => !entry.success);
     expect(paid.length).toBeGreaterThan(0);
     expect(refused.length).toBeGreaterThan(0);
-    for (const entry of refused) expect(entry).toMatchObject({ shouldAct: false, tokensUsed: 0, errorMessage: expect.stringMatching(/Token budget/) });
     const spent = paid.reduce((sum, entry) => sum + entry.tokensUsed, 0);
     expect(spent).toBeLessThanOrEqual(budgetTokens);
+    for (const entry of refused) {
+      expect(entry).toMatchObject({ shouldAct: false, tokensUsed: 0, errorMessage: expect.stringMatching(/^Token budget: this call may need \d+ tokens, \d+ remain$/) });
+      // Refused only because the call could not be paid for, with exactly what the paid calls left
+      // (every call costs the same here, so no refusal comes before a paid call).
+      const [needed, remaining] = (entry.errorMessage as string).match(/\d+/g)!.map(Number);
+      expect(remaining).toBeLessThan(needed!);
+      expect(remaining).toBe(budgetTokens - spent);
+    }
     const stats = await expectOk(server, 'GET', `/boards/${board.board_uuid}/agents/${agent.id}/stats`);
     expect(stats).toMatchObject({ tokensSpent: spent, budgetRemaining: budgetTokens - spent, actionsCount: paid.length });
     expect(stats.budgetPercentUsed).toBeCloseTo((spent / budgetTokens) * 100, 1);

@@ -3,8 +3,15 @@ import { callerOf } from '../boardCaller.js';
 import { validateBody, validateQuery } from '../validate.js';
 import { presentAgent, presentAgentListItem } from '../../agents/agent.js';
 import type { AgentService } from '../../agents/agentService.js';
-import { generateInputSchema, type GenerateInput } from '../../agents/boardAssistant.js';
-import { actionLogQuerySchema, createAgentSchema, updateAgentSchema, type CreateAgentInput, type UpdateAgentInput } from '../../agents/schemas.js';
+import {
+  actionLogQuerySchema,
+  createAgentSchema,
+  generateInputSchema,
+  updateAgentSchema,
+  type CreateAgentInput,
+  type GenerateInput,
+  type UpdateAgentInput,
+} from '../../agents/schemas.js';
 
 /**
  * The "AI agents" endpoints, mounted at /api/v1/boards: `…/<board_id>/agents[/<id>[/…]]`.
