@@ -154,7 +154,8 @@ export async function startApp(options: AppOptions): Promise<App> {
     bus,
     boards,
     objects,
-    frames: frameDirectory,
+    // The cached frames (invalidated on every frame change): agents read them on every event they handle.
+    frames: { framesOfBoard: (boardId) => frameDirectory.cachedFramesOfBoard(boardId) },
     sockets: realtime.agentSockets,
     consumeAiRequest: (organizationId) => quotas.consumeFor(organizationId, 'ai_requests_monthly'),
     llm: config.llm,

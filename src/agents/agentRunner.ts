@@ -10,6 +10,7 @@ import { ActionRefusal, type ActionContext, type AgentObjects } from './actions/
 import type { ActionRegistry } from './actions/registry.js';
 import { ContentEngineError, type ContentEngine, type ContentRequest, type ContentResult } from './content/contentTypes.js';
 import type { AgentFrames, AgentSockets, TriggerEvent } from './ports.js';
+import { AgentLog, type ActionLogRow } from './agentLog.js';
 import { RateWindow } from './rateWindow.js';
 import { fillTemplates } from './templates.js';
 import { conditionScope } from './triggers.js';
@@ -66,16 +67,27 @@ export class AgentRunner {
   private readonly queued = new Map<string, number>();
   private readonly rates = new RateWindow();
   private readonly thinking = new Set<string>();
+  private readonly log: AgentLog;
+  /**
+   * Per agent, its state as of its last run (spending, counters, memory), ahead of the log
+   * writes still in flight; dropped when the agent changes (`forget`), then read again.
+   */
+  private readonly states = new Map<string, Agent>();
+  /** Per agent, the log writes still in flight: a re-read waits for them, so no spending is missed. */
+  private readonly writes = new KeyedQueue<string>();
 
-  constructor(private readonly deps: AgentRunnerDependencies) {}
+  constructor(private readonly deps: AgentRunnerDependencies) {
+    this.log = new AgentLog(deps.db, deps.logger);
+  }
 
   isThinking(agentId: string): boolean {
     return this.thinking.has(agentId);
   }
 
-  /** Resolves once every run queued for the agent so far has finished. */
-  idle(agentId: string): Promise<void> {
-    return this.queue.idle(agentId);
+  /** Resolves once every run queued for the agent so far has finished and is logged. */
+  async idle(agentId: string): Promise<void> {
+    await this.queue.idle(agentId);
+    await this.writes.idle(agentId);
   }
 
   /** Whether `runs` more runs of the agent fit its rate now (scans pace themselves with it). */
@@ -83,9 +95,15 @@ export class AgentRunner {
     return this.rates.room(agent.id, agent.maxActionsPerMinute, this.deps.clock.now().getTime()) >= runs && (this.queued.get(agent.id) ?? 0) + runs <= MAX_QUEUED_RUNS;
   }
 
-  /** Forgets an agent's rate window (it was deleted). */
+  /** The agent changed (paused, patched, reset): its next run reads it again. */
+  changed(agentId: string): void {
+    this.states.delete(agentId);
+  }
+
+  /** Forgets an agent (it was deleted). */
   forget(agentId: string): void {
     this.rates.forget(agentId);
+    this.states.delete(agentId);
   }
 
   /** Queues a run, or logs it refused at once when the agent's rate or queue is full. */
@@ -98,20 +116,36 @@ export class AgentRunner {
       return this.logRefusal(request, `Rate limit: ${agent.maxActionsPerMinute} actions per minute reached`);
     }
     this.queued.set(agent.id, waiting + 1);
+    let logged: { outcome: Promise<RunOutcome> };
     try {
-      return await this.queue.run(agent.id, () => this.run(request));
+      // The next run of the agent may start while this one's log entry is being written (a
+      // promise inside an object, so the queue does not wait for it).
+      logged = await this.queue.run(agent.id, () => this.run(request));
     } finally {
       const left = (this.queued.get(agent.id) ?? 1) - 1;
       if (left > 0) this.queued.set(agent.id, left);
       else this.queued.delete(agent.id);
     }
+    return logged.outcome;
   }
 
-  private async run(request: RunRequest): Promise<RunOutcome> {
-    // Re-read: the agent may have been paused, changed or deleted while the run waited.
-    const row = await this.deps.db.agent.findUnique({ where: { id: request.agent.id } });
+  /** The agent as its next run sees it: as its last run left it, or read again once it changed. */
+  private async current(agentId: string): Promise<Agent | null> {
+    const known = this.states.get(agentId);
+    if (known) return known;
+    await this.writes.idle(agentId);
+    const row = await this.deps.db.agent.findUnique({ where: { id: agentId } });
     const agent = row ? agentFromRow(row) : null;
-    if (!agent || agent.status !== 'active') return { id: '', shouldAct: false, success: false, result: {}, errorMessage: 'The agent is no longer active', tokensUsed: 0 };
+    if (agent) this.states.set(agentId, agent);
+    return agent;
+  }
+
+  private async run(request: RunRequest): Promise<{ outcome: Promise<RunOutcome> }> {
+    // The agent may have been paused, changed or deleted while the run waited.
+    const agent = await this.current(request.agent.id);
+    if (!agent || agent.status !== 'active') {
+      return { outcome: Promise.resolve({ id: '', shouldAct: false, success: false, result: {}, errorMessage: 'The agent is no longer active', tokensUsed: 0 }) };
+    }
     const started = performance.now();
     const spent = { tokens: 0 };
     const memory: AgentMemory = structuredClone(agent.memory);
@@ -124,7 +158,7 @@ export class AgentRunner {
     }
     const latencyMs = Math.round(performance.now() - started);
     remember(memory, request, outcome.reasoning, this.deps.clock.now());
-    return this.record(agent, request, { ...outcome, tokensUsed: spent.tokens }, latencyMs, memory);
+    return { outcome: this.record(agent, request, { ...outcome, tokensUsed: spent.tokens }, latencyMs, memory) };
   }
 
   /** Sanitizes and applies the action; any failure becomes the outcome. */
@@ -199,12 +233,16 @@ export class AgentRunner {
   /** Logs a run refused before it was queued (rate, queue): nothing else changes. */
   private async logRefusal(request: RunRequest, message: string): Promise<RunOutcome> {
     const outcome = { shouldAct: false, success: false, result: {}, errorMessage: message, reasoning: `Did not act: ${message}`, params: request.params, tokensUsed: 0 };
-    const id = await this.insertLog(request, outcome, 0);
+    const id = randomUUID();
+    await this.writes.run(request.agent.id, () => this.log.add({ row: logRow(id, request, outcome, 0, this.deps.clock.now()) }));
     return { id, ...outcome };
   }
 
-  /** Writes the log entry and the agent's counters in one transaction. */
-  private async record(
+  /**
+   * Moves the agent's state on at once (the next run sees this one's spending) and queues the
+   * log entry and counters for the group commit; the promise resolves once they are written.
+   */
+  private record(
     agent: Agent,
     request: RunRequest,
     outcome: Omit<RunOutcome, 'id'> & { reasoning: string; params: Record<string, unknown> },
@@ -213,28 +251,22 @@ export class AgentRunner {
   ): Promise<RunOutcome> {
     const now = this.deps.clock.now();
     const id = randomUUID();
-    await this.deps.db.$transaction(async (tx) => {
-      await tx.agentAction.create({ data: logRow(id, request, outcome, latencyMs, now) });
-      await tx.agent.updateMany({
-        where: { id: agent.id },
-        data: {
-          spentTokens: { increment: outcome.tokensUsed },
-          ...(outcome.shouldAct ? { actionsCount: { increment: 1 }, lastActionAt: now } : {}),
-          memory: JSON.stringify(memory),
-        },
+    if (this.states.get(agent.id) === agent) {
+      this.states.set(agent.id, {
+        ...agent,
+        memory,
+        spentTokens: agent.spentTokens + outcome.tokensUsed,
+        ...(outcome.shouldAct ? { actionsCount: agent.actionsCount + 1, lastActionAt: now } : {}),
       });
-    });
-    return { id, shouldAct: outcome.shouldAct, success: outcome.success, result: outcome.result, errorMessage: outcome.errorMessage, tokensUsed: outcome.tokensUsed };
-  }
-
-  private async insertLog(request: RunRequest, outcome: Omit<RunOutcome, 'id'> & { reasoning: string; params: Record<string, unknown> }, latencyMs: number): Promise<string> {
-    const id = randomUUID();
-    await this.deps.db.agentAction.create({ data: logRow(id, request, outcome, latencyMs, this.deps.clock.now()) });
-    return id;
+    }
+    const row = logRow(id, request, outcome, latencyMs, now);
+    return this.writes
+      .run(agent.id, () => this.log.add({ row, memory: JSON.stringify(memory) }))
+      .then(() => ({ id, shouldAct: outcome.shouldAct, success: outcome.success, result: outcome.result, errorMessage: outcome.errorMessage, tokensUsed: outcome.tokensUsed }));
   }
 }
 
-function logRow(id: string, request: RunRequest, outcome: Omit<RunOutcome, 'id'> & { reasoning: string; params: Record<string, unknown> }, latencyMs: number, now: Date) {
+function logRow(id: string, request: RunRequest, outcome: Omit<RunOutcome, 'id'> & { reasoning: string; params: Record<string, unknown> }, latencyMs: number, now: Date): ActionLogRow {
   return {
     id,
     agentId: request.agent.id,

@@ -8,10 +8,12 @@ import { AgentScheduler } from './agentScheduler.js';
 import type { AgentLifecycle } from './agentService.js';
 import type { TriggerEvent } from './ports.js';
 import { TickEvents } from './tickEvents.js';
-import { firedTriggers, triggerEventsOf } from './triggers.js';
+import { anyListens, firedTriggers, triggerEventsOf, triggerTypesOf } from './triggers.js';
 
 /** How often the runtime looks at the clock: idle participants, timer ticks, schedules, scans. */
 const DEFAULT_TICK_MS = 5_000;
+/** A run lasting longer than this shows its agent as thinking. */
+const THINKING_SHOWN_AFTER_MS = 200;
 /** Boards whose agents are kept in memory at once. */
 const MAX_CACHED_BOARDS = 5_000;
 
@@ -33,13 +35,15 @@ export class AgentRuntime implements AgentLifecycle {
   private readonly ticks: TickEvents;
   private readonly agentsByBoard = new Map<string, Promise<Agent[]>>();
   private readonly inFlight = new Set<Promise<unknown>>();
+  /** Per agent in a run: the timer that will show it thinking, or `shown` once it does. */
+  private readonly thinkingShows = new Map<string, NodeJS.Timeout | 'shown'>();
   private unsubscribe: (() => void) | null = null;
   private timer: NodeJS.Timeout | null = null;
   private ticking: Promise<void> | null = null;
 
   constructor(private readonly deps: AgentRuntimeDependencies) {
     this.logger = deps.logger.child({ component: 'agents' });
-    this.runner = new AgentRunner({ ...deps, logger: this.logger, thinkingChanged: (agent, thinking) => this.show(agent, thinking) });
+    this.runner = new AgentRunner({ ...deps, logger: this.logger, thinkingChanged: (agent, thinking) => this.thinkingChanged(agent, thinking) });
     this.scheduler = new AgentScheduler({
       db: deps.db,
       clock: deps.clock,
@@ -65,6 +69,8 @@ export class AgentRuntime implements AgentLifecycle {
     if (this.timer) clearInterval(this.timer);
     await this.ticking;
     await this.settled();
+    for (const pending of this.thinkingShows.values()) if (pending !== 'shown') clearTimeout(pending);
+    this.thinkingShows.clear();
   }
 
   isThinking(agentId: string): boolean {
@@ -74,6 +80,7 @@ export class AgentRuntime implements AgentLifecycle {
   /** Re-reads the board's agents, shows or withdraws the changed one, and syncs its schedule. */
   agentsChanged(boardId: string, agentId: string, change?: 'resumed'): void {
     this.agentsByBoard.delete(boardId);
+    this.runner.changed(agentId);
     void this.track(
       (async () => {
         const row = await this.deps.db.agent.findUnique({ where: { id: agentId } });
@@ -134,11 +141,13 @@ export class AgentRuntime implements AgentLifecycle {
       this.agentsByBoard.delete(event.payload.board_id);
       return;
     }
-    if (!event.name.startsWith('object.') && !event.name.startsWith('participant.')) return;
+    const types = triggerTypesOf(event.name);
+    if (types.length === 0) return;
     void this.track(
       (async () => {
         const agents = await this.agentsOf(event.payload.board_id);
-        if (!agents.some((agent) => agent.status === 'active')) return;
+        // Most events (every socket edit is an object.updated) concern no agent: nothing more is read for them.
+        if (!anyListens(agents, types)) return;
         const frames = await this.deps.frames.framesOfBoard(event.payload.board_id);
         for (const triggerEvent of triggerEventsOf(event, frames)) await this.dispatch(triggerEvent, agents, null, frames);
       })(),
@@ -163,6 +172,27 @@ export class AgentRuntime implements AgentLifecycle {
   private async finishScan(agent: Agent): Promise<void> {
     await this.deps.db.agent.updateMany({ where: { id: agent.id }, data: { scanPending: false } });
     this.agentsByBoard.delete(agent.boardId);
+  }
+
+  /**
+   * Shows "thinking" once a run has lasted a moment: a rule-engine run is over in milliseconds,
+   * and flashing the flag on every board's sockets twice per run would only cost fan-out.
+   */
+  private thinkingChanged(agent: Agent, thinking: boolean): void {
+    const pending = this.thinkingShows.get(agent.id);
+    if (thinking) {
+      if (pending) return;
+      const timer = setTimeout(() => {
+        this.thinkingShows.set(agent.id, 'shown');
+        this.show(agent, true);
+      }, THINKING_SHOWN_AFTER_MS);
+      timer.unref();
+      this.thinkingShows.set(agent.id, timer);
+      return;
+    }
+    this.thinkingShows.delete(agent.id);
+    if (pending === 'shown') this.show(agent, false);
+    else if (pending) clearTimeout(pending);
   }
 
   /** Shows a visible active agent on its board (and whether it is thinking); withdraws the others. */

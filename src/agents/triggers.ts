@@ -53,6 +53,25 @@ export function triggerEventsOf(event: BusEvent, frames: readonly Frame[]): Trig
   }
 }
 
+/** The trigger events a bus event may raise (the cheap question asked before any work). */
+export function triggerTypesOf(eventName: string): readonly TriggerEventType[] {
+  return TRIGGER_TYPES_BY_EVENT[eventName] ?? [];
+}
+
+const TRIGGER_TYPES_BY_EVENT: Readonly<Record<string, readonly TriggerEventType[]>> = {
+  'object.created': ['object:created'],
+  'object.updated': ['object:updated'],
+  'object.deleted': ['object:deleted'],
+  'participant.joined': ['participant:joined'],
+  'participant.left': ['participant:left'],
+  'participant.moved': ['frame:left', 'frame:entered'],
+};
+
+/** Whether an active agent among `agents` has a trigger on one of `types`. */
+export function anyListens(agents: readonly Agent[], types: readonly TriggerEventType[]): boolean {
+  return agents.some((agent) => agent.status === 'active' && agent.instructions.triggers.some((trigger) => types.includes(trigger.event)));
+}
+
 /** The frame holding a point (the smallest, when frames nest), or null. */
 export function frameAt(point: { x: number; y: number }, frames: readonly Frame[]): string | null {
   let best: Frame | null = null;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Document, Extension, Hocuspocus, afterLoadDocumentPayload } from '@hocuspocus/server';
-import { Awareness, applyAwarenessUpdate, encodeAwarenessUpdate, removeAwarenessStates } from 'y-protocols/awareness';
-import * as Y from 'yjs';
+import * as encoding from 'lib0/encoding';
+import { applyAwarenessUpdate, removeAwarenessStates } from 'y-protocols/awareness';
 import type { ActiveParticipant, AgentNotification, AgentPresence, AgentSockets, Recipients } from '../agents/ports.js';
 import type { Clock } from '../clock.js';
 import { isBoardDocument } from './documentContext.js';
@@ -176,30 +176,35 @@ function stateOf({ view, presence }: ShownAgent): AgentAwarenessState {
  * Yjs client id is a 32-bit number), and never the document's own.
  */
 function awarenessClientIdOf(agentId: string, document: Document): number {
-  const id = createHash('sha256').update(`agent:${agentId}`).digest().readUInt32BE(0);
+  let id = clientIds.get(agentId);
+  if (id === undefined) {
+    id = createHash('sha256').update(`agent:${agentId}`).digest().readUInt32BE(0);
+    if (clientIds.size >= 10_000) clientIds.clear();
+    clientIds.set(agentId, id);
+  }
   return id === document.clientID ? (id + 1) >>> 0 : id;
 }
+
+/** Awareness client ids of agents, computed once each. */
+const clientIds = new Map<string, number>();
 
 function heldState(document: Document, agentId: string): unknown {
   return document.awareness.getStates().get(awarenessClientIdOf(agentId, document));
 }
 
 /**
- * Applies an agent's state to a document's awareness as a peer's update would arrive: encoded
- * by a scratch Awareness whose clock continues from the one the document holds for that client
- * (a withdrawal raised it), since the document ignores a state no newer than the one it knows.
+ * Applies an agent's state to a document's awareness as a peer's update would arrive (the
+ * y-protocols awareness update: count, then client id, clock, state as JSON), with the clock
+ * one past the one the document holds for that client (a withdrawal raised it), since the
+ * document ignores a state no newer than the one it knows.
  */
 function applyAgentState(document: Document, agentId: string, state: AgentAwarenessState): void {
   const clientId = awarenessClientIdOf(agentId, document);
-  const scratchDoc = new Y.Doc();
-  scratchDoc.clientID = clientId;
-  const scratch = new Awareness(scratchDoc);
-  try {
-    scratch.meta.set(clientId, { clock: document.awareness.meta.get(clientId)?.clock ?? 0, lastUpdated: 0 });
-    scratch.setLocalState(state);
-    applyAwarenessUpdate(document.awareness, encodeAwarenessUpdate(scratch, [clientId]), AGENT_ORIGIN);
-  } finally {
-    // Destroys the scratch Awareness too, and with it its renewal interval.
-    scratchDoc.destroy();
-  }
+  const clock = (document.awareness.meta.get(clientId)?.clock ?? 0) + 1;
+  const encoder = encoding.createEncoder();
+  encoding.writeVarUint(encoder, 1);
+  encoding.writeVarUint(encoder, clientId);
+  encoding.writeVarUint(encoder, clock);
+  encoding.writeVarString(encoder, JSON.stringify(state));
+  applyAwarenessUpdate(document.awareness, encoding.toUint8Array(encoder), AGENT_ORIGIN);
 }

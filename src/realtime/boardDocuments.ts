@@ -46,21 +46,11 @@ export class BoardDocuments implements LiveDocuments {
     }
   }
 
-  /**
-   * Returns the current state of a document: the live one if it is loaded (it holds
-   * edits not yet compacted), otherwise the durable state.
-   */
-  async read(name: string): Promise<Y.Doc> {
-    const live = this.hocuspocus.documents.get(name);
-    if (!live || live.isLoading) return this.persistence.loadStored(name);
-    const doc = new Y.Doc();
-    Y.applyUpdate(doc, Y.encodeStateAsUpdate(live));
-    return doc;
-  }
-
-  /** The objects of a document, oldest first (see `read` for which state is read). */
+  /** The objects of a document, oldest first: read straight from the live document when it is loaded. */
   async readObjects(name: string): Promise<BoardObject[]> {
-    const doc = await this.read(name);
+    const live = this.hocuspocus.documents.get(name);
+    if (live && !live.isLoading) return readObjects(live);
+    const doc = await this.persistence.loadStored(name);
     try {
       return readObjects(doc);
     } finally {
