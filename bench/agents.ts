@@ -13,16 +13,13 @@
  * create sent → notification about that object on the host socket), realtime fan-out latency,
  * server CPU and RSS; then a sample of the agents' action logs.
  */
-import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { HocuspocusProvider, HocuspocusProviderWebsocket } from '@hocuspocus/provider';
 import WebSocket from 'ws';
 import * as Y from 'yjs';
+import { actionLogSample, cpuSeconds, ms, percentile, startSampling } from './agentsMeasure.js';
+import { api, expectOk, startService, type Service } from './agentsService.js';
 import { realClient, type LoadClient } from './loadClients.js';
 
 const { values } = parseArgs({
@@ -44,7 +41,6 @@ const WARMUP = Number(values.warmup);
 const CLIENTS_PER_BOARD = Number(values['clients-per-board']);
 const UPDATE_RATE = Number(values['update-rate']);
 
-const REQUEST_TIMEOUT_MS = 15_000;
 const CONNECT_TIMEOUT_MS = 30_000;
 /** REST creates in flight at most; past it an event is dropped (and counted) rather than queued. */
 const MAX_IN_FLIGHT = 64;
@@ -60,7 +56,6 @@ const ROLES = [
   { name: 'organiser', persona: 'custom', trigger: { event: 'object:created', condition: "object.type == 'sticky_note'", action: 'update_object', params: { data: { seen: true } } } },
 ] as const;
 
-type Service = Awaited<ReturnType<typeof startService>>;
 interface Board {
   id: string;
   hostToken: string;
@@ -81,86 +76,6 @@ interface Bench {
   /** Object id → first `agent:notification` about it on the board's host socket. */
   arrivals: Map<string, number>;
   fanOut: number[];
-}
-
-async function startService() {
-  const dbFile = join(tmpdir(), `wb-bench-agents-${randomBytes(4).toString('hex')}.db`);
-  const apiKey = `wb_bench_${randomBytes(8).toString('hex')}`;
-  const env: NodeJS.ProcessEnv = {
-    ...process.env, PORT: '0', HOST: '127.0.0.1', DATABASE_URL: process.env.DATABASE_URL ?? `file:${dbFile}`, BOOTSTRAP_API_KEY: apiKey,
-    BOOTSTRAP_PLAN: 'enterprise', LOG_LEVEL: 'warn', NODE_ENV: 'production', RATE_LIMIT_PER_MINUTE: '0', RATE_LIMIT_PER_HOUR: '0', RATE_LIMIT_PER_HOUR_PREMIUM: '0',
-  };
-  // The rule engine: an LLM configured in the caller's shell would measure the LLM instead.
-  for (const name of ['LLM_BASE_URL', 'LLM_API_KEY', 'LLM_MODEL']) delete env[name];
-  // BENCH_SERVER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") apply to the server process only.
-  const nodeArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/main.ts'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-  let stopping = false;
-  const logged = new Map<string, number>();
-  const url = await new Promise<string>((resolve, reject) => {
-    let output = '';
-    let pending = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      if (output.length < 100_000) output += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match?.[1]) resolve(match[1]);
-      const lines = (pending + chunk.toString()).split('\n');
-      pending = lines.pop() ?? '';
-      for (const line of lines) countLogLine(line, logged);
-    });
-    child.once('exit', (code) => {
-      reject(new Error(`server exited with ${code}: ${output}`));
-      if (!stopping) abort(`the server exited during the run (code ${code})`);
-    });
-  });
-  return {
-    url,
-    apiKey,
-    child,
-    /** Warnings and errors the server logged, counted by level, message and error message. */
-    logged,
-    async stop() {
-      stopping = true;
-      if (child.exitCode === null && child.signalCode === null) {
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        child.kill('SIGTERM');
-        const force = setTimeout(() => child.kill('SIGKILL'), 15_000);
-        await exited;
-        clearTimeout(force);
-      }
-      for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${dbFile}${suffix}`, { force: true });
-    },
-  };
-}
-
-/** Counts one pino line of the server's (LOG_LEVEL=warn: every entry is a warning or an error). */
-function countLogLine(line: string, logged: Map<string, number>): void {
-  let entry: { level?: string; msg?: string; err?: { message?: string } };
-  if (!line.startsWith('{')) return;
-  try {
-    entry = JSON.parse(line) as typeof entry;
-  } catch {
-    return; // the banner, or another line that is not a log entry
-  }
-  const key = `${entry.level}: ${entry.msg}${entry.err?.message ? ` (${entry.err.message.slice(0, 100)})` : ''}`;
-  logged.set(key, (logged.get(key) ?? 0) + 1);
-}
-
-async function api(service: Service, method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }> {
-  const response = await fetch(`${service.url}/api/v1${path}`, {
-    method,
-    headers: { 'x-api-key': service.apiKey, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? (JSON.parse(text) as unknown) : null };
-}
-
-async function expectOk<T>(service: Service, method: string, path: string, body?: unknown): Promise<T> {
-  const answer = await api(service, method, path, body);
-  if (answer.status >= 300) throw new Error(`${method} ${path} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
-  return answer.body as T;
 }
 
 const sleep = (duration: number) => new Promise((resolve) => setTimeout(resolve, duration));
@@ -250,22 +165,6 @@ async function setAgents(bench: Bench, action: 'pause' | 'resume'): Promise<void
   console.log(`${new Date().toISOString()} ${action}d ${agents.length} agents in ${Math.round(performance.now() - started)} ms`);
 }
 
-function rssMiB(pid: number): number {
-  return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
-}
-
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
-const ms = (value: number) => (Number.isNaN(value) ? '-' : +value.toFixed(value < 10 ? 2 : 0));
-
 /** The load of one phase: REST creates at RATE and socket updates at UPDATE_RATE per writer, until stopped. */
 function startLoad(bench: Bench) {
   const state = { sent: null as SentEvent[] | null, inFlight: 0, failed: 0, dropped: 0, sequence: 0, update: 0, failures: new Map<string, number>() };
@@ -308,23 +207,6 @@ function startLoad(bench: Bench) {
   return { state, stop: () => clearInterval(timer) };
 }
 
-/** Samples the server's RSS and a `GET /health` round trip every 250 ms until stopped. */
-function startSampling(bench: Bench) {
-  const pid = bench.service.child.pid!;
-  const samples = { peakRss: rssMiB(pid), probes: [] as number[] };
-  const timer = setInterval(() => {
-    samples.peakRss = Math.max(samples.peakRss, rssMiB(pid));
-    const started = performance.now();
-    void fetch(`${bench.service.url}/health`, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) })
-      .then(async (response) => {
-        await response.arrayBuffer();
-        samples.probes.push(performance.now() - started);
-      })
-      .catch(() => undefined);
-  }, 250);
-  return { samples, stop: () => clearInterval(timer) };
-}
-
 async function runPhase(bench: Bench, phase: string, agentsOn: boolean) {
   const pid = bench.service.child.pid!;
   const load = startLoad(bench);
@@ -334,7 +216,7 @@ async function runPhase(bench: Bench, phase: string, agentsOn: boolean) {
   bench.fanOut.length = 0;
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
-  const sampling = startSampling(bench);
+  const sampling = startSampling(bench.service);
   const cpuBefore = cpuSeconds(pid);
   const benchCpuBefore = process.cpuUsage();
   const started = performance.now();
@@ -374,32 +256,6 @@ async function runPhase(bench: Bench, phase: string, agentsOn: boolean) {
   };
 }
 
-/** The action logs of the first boards' agents (up to 200 entries each), summed up per role. */
-async function actionLogSample(bench: Bench) {
-  const byRole = new Map<string, Array<{ success: boolean; latencyMs: number; errorMessage: string | null }>>();
-  for (const board of bench.boards.slice(0, 3)) {
-    for (const agent of board.agents) {
-      const answer = await api(bench.service, 'GET', `/boards/${board.id}/agents/${agent.id}/actions?limit=200`).catch((error: Error) => ({ status: 0, body: error.message }));
-      if (answer.status !== 200) console.error(`action log of agent ${agent.id} not read: ${answer.status} ${JSON.stringify(answer.body)}`);
-      else byRole.set(agent.role, [...(byRole.get(agent.role) ?? []), ...(answer.body as [])]);
-    }
-  }
-  return [...byRole].map(([role, entries]) => {
-    const errors = new Map<string, number>();
-    for (const { errorMessage } of entries) if (errorMessage) errors.set(errorMessage, (errors.get(errorMessage) ?? 0) + 1);
-    const topError = [...errors].sort((a, b) => b[1] - a[1])[0];
-    const latencies = entries.map((entry) => entry.latencyMs).sort((a, b) => a - b);
-    return {
-      role,
-      'log entries (3 boards)': entries.length,
-      'successful %': Math.round((entries.filter((entry) => entry.success).length / entries.length) * 100),
-      'avg latencyMs': +(latencies.reduce((sum, value) => sum + value, 0) / entries.length).toFixed(1),
-      'p99 latencyMs': percentile(latencies, 99),
-      'top error': topError ? `${topError[1]}× ${topError[0].slice(0, 60)}` : '-',
-    };
-  });
-}
-
 let cleanup: () => Promise<void> = async () => undefined;
 function abort(reason: string): void {
   console.error(`bench:agents aborted: ${reason}`);
@@ -410,7 +266,7 @@ async function main(): Promise<void> {
   const tutorsPerBoard = [...Array(AGENTS).keys()].filter((a) => ROLES[a % ROLES.length]!.name === 'tutor').length;
   const expectedAnswers = (RATE / OBJECT_TYPES.length) * (WARMUP + SECONDS) * tutorsPerBoard;
   if (expectedAnswers > AI_REQUESTS_PER_MONTH * 0.9) console.warn(`~${Math.round(expectedAnswers)} answers may exceed the plan's ${AI_REQUESTS_PER_MONTH} AI requests a month: the rest are logged refused`);
-  const service = await startService();
+  const service = await startService(abort);
   const bench: Bench = { service, boards: [], writers: [], watchers: [], arrivals: new Map(), fanOut: [] };
   cleanup = async () => {
     cleanup = async () => undefined;
@@ -431,7 +287,7 @@ async function main(): Promise<void> {
   const rows = [off, on].map(({ fanOutP99: _p99, ...row }) => row);
   console.table(rows);
   console.log(`fan-out p99 on/off: ${(on.fanOutP99 / off.fanOutP99).toFixed(2)}`);
-  console.table(await actionLogSample(bench));
+  console.table(await actionLogSample(bench.service, bench.boards));
   if (service.logged.size > 0) console.log('server warnings and errors:');
   for (const [entry, count] of [...service.logged].sort((a, b) => b[1] - a[1]).slice(0, 10)) console.log(`  ${count}× ${entry}`);
 }
