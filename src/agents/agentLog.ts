@@ -40,7 +40,11 @@ export class AgentLog {
     private readonly logger: Logger,
   ) {}
 
-  /** Resolves once the entry is committed (an entry of a deleted agent is dropped). */
+  /**
+   * Resolves once the entry is committed (an entry of a deleted agent is dropped); an entry
+   * that cannot be written is logged to the server log and dropped (the run's spending still
+   * counts for the agent in this process).
+   */
   add(entry: LogEntry): Promise<void> {
     return this.commit.add(entry);
   }
@@ -60,7 +64,11 @@ export class AgentLog {
       // An agent deleted between the check and the insert fails the batch: write the others one by one.
       if (entries.length === 1) throw error;
       this.logger.warn({ err: error, entries: entries.length }, 'agent log batch failed; writing its entries one by one');
-      for (const entry of entries) await this.write([entry]).catch(() => undefined);
+      for (const entry of entries) {
+        await this.write([entry]).catch((failure: unknown) =>
+          this.logger.error({ err: failure, agent_id: entry.row.agentId, tokens: entry.row.tokensUsed }, 'agent log entry lost'),
+        );
+      }
     }
   }
 }

@@ -75,6 +75,10 @@ export class AgentRunner {
   private readonly states = new Map<string, Agent>();
   /** Per agent, the log writes still in flight: a re-read waits for them, so no spending is missed. */
   private readonly writes = new KeyedQueue<string>();
+  /** Per agent, bumped by every change: a read that raced a change is not kept. */
+  private readonly generations = new Map<string, number>();
+  /** Aborted at shutdown: content calls in flight stop instead of holding the process. */
+  private readonly stopping = new AbortController();
 
   constructor(private readonly deps: AgentRunnerDependencies) {
     this.log = new AgentLog(deps.db, deps.logger);
@@ -98,12 +102,25 @@ export class AgentRunner {
   /** The agent changed (paused, patched, reset): its next run reads it again. */
   changed(agentId: string): void {
     this.states.delete(agentId);
+    this.generations.set(agentId, (this.generations.get(agentId) ?? 0) + 1);
   }
 
   /** Forgets an agent (it was deleted). */
   forget(agentId: string): void {
+    this.changed(agentId);
     this.rates.forget(agentId);
-    this.states.delete(agentId);
+    this.generations.delete(agentId);
+  }
+
+  /** Whether the agent has not changed since this snapshot of it was taken (presence shows only current agents). */
+  isCurrent(agent: Agent): boolean {
+    const known = this.states.get(agent.id);
+    return known !== undefined && known.updatedAt.getTime() === agent.updatedAt.getTime();
+  }
+
+  /** Stops content calls in flight (shutdown): their runs end as failed. */
+  stop(): void {
+    this.stopping.abort();
   }
 
   /** Queues a run, or logs it refused at once when the agent's rate or queue is full. */
@@ -133,10 +150,12 @@ export class AgentRunner {
   private async current(agentId: string): Promise<Agent | null> {
     const known = this.states.get(agentId);
     if (known) return known;
+    const generation = this.generations.get(agentId) ?? 0;
     await this.writes.idle(agentId);
     const row = await this.deps.db.agent.findUnique({ where: { id: agentId } });
     const agent = row ? agentFromRow(row) : null;
-    if (agent) this.states.set(agentId, agent);
+    // A change that landed while the row was read may not be in it: keep it for this run only.
+    if (agent && (this.generations.get(agentId) ?? 0) === generation) this.states.set(agentId, agent);
     return agent;
   }
 
@@ -215,7 +234,7 @@ export class AgentRunner {
       throw error;
     }
     try {
-      const result = await this.deps.engine.run(full);
+      const result = await this.deps.engine.run(full, { signal: this.stopping.signal });
       spent.tokens += result.tokensUsed;
       return result;
     } catch (error) {
@@ -251,7 +270,9 @@ export class AgentRunner {
   ): Promise<RunOutcome> {
     const now = this.deps.clock.now();
     const id = randomUUID();
-    if (this.states.get(agent.id) === agent) {
+    // The agent changed during the run (a reset, a patch): its memory is not written over the new one.
+    const current = this.states.get(agent.id) === agent;
+    if (current) {
       this.states.set(agent.id, {
         ...agent,
         memory,
@@ -261,7 +282,7 @@ export class AgentRunner {
     }
     const row = logRow(id, request, outcome, latencyMs, now);
     return this.writes
-      .run(agent.id, () => this.log.add({ row, memory: JSON.stringify(memory) }))
+      .run(agent.id, () => this.log.add({ row, ...(current ? { memory: JSON.stringify(memory) } : {}) }))
       .then(() => ({ id, shouldAct: outcome.shouldAct, success: outcome.success, result: outcome.result, errorMessage: outcome.errorMessage, tokensUsed: outcome.tokensUsed }));
   }
 }

@@ -50,6 +50,7 @@ export class AgentRuntime implements AgentLifecycle {
       logger: this.logger,
       sessionStartedAt: (boardId) => deps.sockets.sessionStartedAt(boardId),
       submit: (request) => this.runner.submit(request),
+      track: (work) => this.track(work),
     });
     this.ticks = new TickEvents(deps.clock, deps.sockets, deps.frames);
   }
@@ -57,7 +58,7 @@ export class AgentRuntime implements AgentLifecycle {
   /** Listens to the bus, shows visible agents, and starts the tick. */
   async start(): Promise<void> {
     this.unsubscribe = this.deps.bus.subscribe((event) => this.onEvent(event));
-    const active = await this.deps.db.agent.findMany({ where: { status: 'active' } });
+    const active = await this.deps.db.agent.findMany({ where: { status: 'active', board: { status: 'active' } } });
     for (const row of active) this.show(agentFromRow(row), false);
     const tickMs = this.deps.tickMs ?? DEFAULT_TICK_MS;
     this.timer = setInterval(() => void this.tick(), tickMs);
@@ -66,6 +67,7 @@ export class AgentRuntime implements AgentLifecycle {
 
   async stop(): Promise<void> {
     this.unsubscribe?.();
+    this.runner.stop();
     if (this.timer) clearInterval(this.timer);
     await this.ticking;
     await this.settled();
@@ -93,7 +95,7 @@ export class AgentRuntime implements AgentLifecycle {
         const agent = agentFromRow(row);
         this.show(agent, this.runner.isThinking(agent.id));
         await this.scheduler.sync(agent, { skipMissed: change === 'resumed' });
-        if (agent.scanPending && agent.status === 'active') {
+        if (agent.scanPending && agent.status === 'active' && !this.ticks.isScanning(agent.id)) {
           await this.ticks.startScan(agent, this.deps.objects);
           await this.tick();
         }
@@ -108,7 +110,8 @@ export class AgentRuntime implements AgentLifecycle {
         const boards = await this.boardsWithActiveAgents();
         for (const boardId of boards) {
           const agents = await this.agentsOf(boardId);
-          for (const event of this.ticks.eventsOf(boardId, agents)) await this.dispatch(event.event, agents, event.only);
+          // Not awaited: one board's slow runs (an LLM call) never hold up another board's events.
+          for (const event of this.ticks.eventsOf(boardId, agents)) void this.track(this.dispatch(event.event, agents, event.only));
         }
         await this.scheduler.runDue();
         const scanRunner = {
@@ -138,7 +141,7 @@ export class AgentRuntime implements AgentLifecycle {
   /** Bus listener: never awaits the runs, so publishers are not held up by agents. */
   private onEvent(event: BusEvent): void {
     if (event.name === 'board.deleted' || event.name === 'board.expired') {
-      this.agentsByBoard.delete(event.payload.board_id);
+      void this.track(this.boardGone(event.payload.board_id));
       return;
     }
     const types = triggerTypesOf(event.name);
@@ -169,6 +172,17 @@ export class AgentRuntime implements AgentLifecycle {
     }
   }
 
+  /** A deleted or expired board's agents stop: they leave the board's sockets and the runtime's memory. */
+  private async boardGone(boardId: string): Promise<void> {
+    const agents = await this.agentsOf(boardId);
+    this.agentsByBoard.delete(boardId);
+    for (const agent of agents) {
+      this.ticks.forget(agent.id);
+      this.runner.forget(agent.id);
+      this.deps.sockets.showAgent(boardId, agent.id, null);
+    }
+  }
+
   private async finishScan(agent: Agent): Promise<void> {
     await this.deps.db.agent.updateMany({ where: { id: agent.id }, data: { scanPending: false } });
     this.agentsByBoard.delete(agent.boardId);
@@ -184,15 +198,20 @@ export class AgentRuntime implements AgentLifecycle {
       if (pending) return;
       const timer = setTimeout(() => {
         this.thinkingShows.set(agent.id, 'shown');
-        this.show(agent, true);
+        this.showIfCurrent(agent, true);
       }, THINKING_SHOWN_AFTER_MS);
       timer.unref();
       this.thinkingShows.set(agent.id, timer);
       return;
     }
     this.thinkingShows.delete(agent.id);
-    if (pending === 'shown') this.show(agent, false);
+    if (pending === 'shown') this.showIfCurrent(agent, false);
     else if (pending) clearTimeout(pending);
+  }
+
+  /** The end of a run shows the agent again only if it has not been paused, changed or deleted meanwhile. */
+  private showIfCurrent(agent: Agent, isThinking: boolean): void {
+    if (this.runner.isCurrent(agent)) this.show(agent, isThinking);
   }
 
   /** Shows a visible active agent on its board (and whether it is thinking); withdraws the others. */
@@ -214,7 +233,7 @@ export class AgentRuntime implements AgentLifecycle {
   }
 
   private async boardsWithActiveAgents(): Promise<string[]> {
-    const rows = await this.deps.db.agent.findMany({ where: { status: 'active' }, select: { boardId: true }, distinct: ['boardId'] });
+    const rows = await this.deps.db.agent.findMany({ where: { status: 'active', board: { status: 'active' } }, select: { boardId: true }, distinct: ['boardId'] });
     return rows.map((row) => row.boardId);
   }
 

@@ -6,8 +6,8 @@ import { agentFromRow, type Agent } from './agent.js';
 import type { RunRequest } from './agentRunner.js';
 import { nextRunAfter, parseSchedulePattern, type SchedulePattern } from './schedules.js';
 
-/** How long a claimed run stays claimed: another instance takes it over only after this. */
-const LEASE_MS = 60_000;
+/** How long a claimed run stays claimed (long enough for a queued LLM call): another instance takes it over only after this. */
+const LEASE_MS = 5 * 60_000;
 /** Most due runs one tick starts. */
 const MAX_RUNS_PER_TICK = 100;
 
@@ -19,6 +19,8 @@ export interface AgentSchedulerDependencies {
   sessionStartedAt(boardId: string): Date | null;
   /** Runs one scheduled action (the runner logs it). */
   submit(request: RunRequest): Promise<unknown>;
+  /** Keeps work going after `runDue` returns (the runtime waits for it at shutdown and in tests). */
+  track(work: Promise<unknown>): Promise<unknown>;
 }
 
 /**
@@ -73,16 +75,17 @@ export class AgentScheduler {
     await this.armElapsedEntries();
     const now = this.deps.clock.now();
     const due = await this.deps.db.agentSchedule.findMany({
-      where: { nextRunAt: { lte: now }, OR: [{ leaseUntil: null }, { leaseUntil: { lt: now } }], agent: { status: 'active' } },
+      where: { nextRunAt: { lte: now }, OR: [{ leaseUntil: null }, { leaseUntil: { lt: now } }], agent: { status: 'active', board: { status: 'active' } } },
       include: { agent: true },
       orderBy: { nextRunAt: 'asc' },
       take: MAX_RUNS_PER_TICK,
     });
     let ran = 0;
     for (const row of due) {
-      if (!(await this.claim(row.agentId, row.entryIndex, now))) continue;
+      if (!(await this.claim(row.agentId, row.entryIndex, this.deps.clock.now()))) continue;
       ran += 1;
-      await this.runClaimed(agentFromRow(row.agent), row.entryIndex, row.nextRunAt!, now);
+      // Not awaited: one agent's slow run (an LLM call) does not hold up the other entries.
+      void this.deps.track(this.runClaimed(agentFromRow(row.agent), row.entryIndex, row.nextRunAt!, now));
     }
     return ran;
   }

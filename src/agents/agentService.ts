@@ -85,16 +85,13 @@ export class AgentService {
   }
 
   async get(caller: Caller, boardId: string, agentId: string): Promise<Agent> {
-    const board = await this.hostBoard(caller, boardId);
-    const row = await this.deps.db.agent.findFirst({ where: { id: agentId, boardId: board.id } });
-    if (!row) throw errors.notFound('Agent');
-    return agentFromRow(row);
+    return this.agentOf(await this.hostBoard(caller, boardId), agentId);
   }
 
   /** Changes only the fields given; `budgetTokens: null` makes the budget unlimited. */
   async update(caller: Caller, boardId: string, agentId: string, input: UpdateAgentInput): Promise<Agent> {
-    const agent = await this.get(caller, boardId, agentId);
-    const board = await this.deps.boards.get(caller, boardId);
+    const board = await this.hostBoard(caller, boardId);
+    const agent = await this.agentOf(board, agentId);
     const instructions = input.instructions ? instructionsWithDefaults(input.instructions) : agent.instructions;
     const scope = input.scope ? scopeWithDefaults(input.scope) : agent.scope;
     await this.check(board, instructions, scope);
@@ -185,6 +182,12 @@ export class AgentService {
   private async save(agent: Agent, data: Record<string, unknown>): Promise<Agent> {
     const row = await this.deps.db.agent.update({ where: { id: agent.id }, data: { ...data, updatedAt: this.deps.clock.now() } });
     this.deps.lifecycle.agentsChanged(agent.boardId, agent.id);
+    return agentFromRow(row);
+  }
+
+  private async agentOf(board: Board, agentId: string): Promise<Agent> {
+    const row = await this.deps.db.agent.findFirst({ where: { id: agentId, boardId: board.id } });
+    if (!row) throw errors.notFound('Agent');
     return agentFromRow(row);
   }
 

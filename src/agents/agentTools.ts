@@ -62,6 +62,7 @@ export class AgentTools {
 
   async call(agent: Agent, name: string, args: Record<string, unknown>): Promise<ToolResult> {
     if (name === 'list_objects') {
+      if (agent.status !== 'active') return { ok: false, data: { error: 'The agent is not active' } };
       const objects = await this.deps.objects.list(agentCaller(agent), agent.boardId);
       const wanted = typeof args.type === 'string' ? objects.filter((object) => object.type === args.type) : objects;
       return { ok: true, data: { objects: wanted.slice(0, MAX_LISTED_OBJECTS), total: wanted.length } };

@@ -25,7 +25,7 @@ export const CONDITION_ROOTS = ['event', 'object', 'participant', 'frame', 'idle
 export type ConditionRoot = (typeof CONDITION_ROOTS)[number];
 
 /** Property names that lead to prototypes; refused so a condition can never reach one. */
-const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
 export type CompareOperator = '==' | '!=' | '<' | '<=' | '>' | '>=';
 

@@ -1,3 +1,5 @@
+import { CONDITION_ROOTS, FORBIDDEN_KEYS } from './conditions.js';
+
 /**
  * `{{path}}` placeholders in the string params of triggers and schedules, filled from the
  * event when the action runs: `"{{participant.user_id}} has been idle for {{idleSeconds}} s"`.
@@ -5,10 +7,11 @@
  * `idleSeconds`) and walk own properties only; an unknown path fills in as empty text.
  */
 const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)*)\s*\}\}/g;
-const ROOTS = new Set(['event', 'object', 'participant', 'frame', 'idleSeconds']);
-const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+const ROOTS: ReadonlySet<string> = new Set(CONDITION_ROOTS);
 /** A filled string never grows past this (a note's text, not a document). */
 const MAX_FILLED_LENGTH = 2_000;
+/** Placeholders filled per string; the rest stay as written (no string can make the server build megabytes). */
+const MAX_PLACEHOLDERS = 20;
 
 /** A copy of `params` with every placeholder filled; nothing else changes. */
 export function fillTemplates(params: Record<string, unknown>, scope: Record<string, unknown>): Record<string, unknown> {
@@ -27,13 +30,22 @@ function fill(value: unknown, scope: Record<string, unknown>, depth: number): un
 }
 
 function fillString(text: string, scope: Record<string, unknown>): string {
-  const filled = text.replace(PLACEHOLDER, (_match, path: string) => {
-    const value = read(path.split('.'), scope);
-    if (value === undefined || value === null) return '';
-    // Scope values are JSON data: objects and arrays, or primitives.
-    return typeof value === 'object' ? JSON.stringify(value) : `${value as string | number | boolean}`;
+  let filled = 0;
+  let length = 0;
+  const result = text.slice(0, MAX_FILLED_LENGTH * 4).replace(PLACEHOLDER, (match, path: string) => {
+    if (filled >= MAX_PLACEHOLDERS || length >= MAX_FILLED_LENGTH) return match;
+    filled += 1;
+    const value = valueText(read(path.split('.'), scope)).slice(0, MAX_FILLED_LENGTH);
+    length += value.length;
+    return value;
   });
-  return filled.slice(0, MAX_FILLED_LENGTH);
+  return result.slice(0, MAX_FILLED_LENGTH);
+}
+
+function valueText(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  // Scope values are JSON data: objects and arrays, or primitives.
+  return typeof value === 'object' ? JSON.stringify(value) : `${value as string | number | boolean}`;
 }
 
 function read(path: string[], scope: Record<string, unknown>): unknown {

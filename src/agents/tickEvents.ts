@@ -50,7 +50,9 @@ export class TickEvents {
   private idleEvents(boardId: string, organizationId: string): TickEvent[] {
     const now = this.clock.now();
     const events: TickEvent[] = [];
-    for (const participant of this.sockets.participants(boardId)) {
+    const participants = this.sockets.participants(boardId);
+    this.forgetLeft(boardId, new Set(participants.map((participant) => participant.user_id)));
+    for (const participant of participants) {
       const idleSeconds = Math.floor((now.getTime() - participant.lastActiveAt.getTime()) / 1000);
       if (idleSeconds < IDLE_AFTER_SECONDS) continue;
       const spell = participant.lastActiveAt.getTime();
@@ -69,7 +71,7 @@ export class TickEvents {
           occurredAt: now,
         },
         only: (agent, index) => {
-          const key = `${agent.id}:${index}:${participant.user_id}`;
+          const key = `${boardId}:${agent.id}:${index}:${participant.user_id}`;
           if (this.idleFired.get(key) === spell) return false;
           this.idleFired.set(key, spell);
           return true;
@@ -136,9 +138,21 @@ export class TickEvents {
     }
   }
 
+  isScanning(agentId: string): boolean {
+    return this.scans.has(agentId);
+  }
+
   /** Forgets what the tick keeps for an agent (deleted or paused). */
   forget(agentId: string): void {
     this.scans.delete(agentId);
-    for (const key of this.idleFired.keys()) if (key.startsWith(`${agentId}:`)) this.idleFired.delete(key);
+    for (const key of this.idleFired.keys()) if (key.split(':')[1] === agentId) this.idleFired.delete(key);
+  }
+
+  /** Quiet spells of people who left the board are over. */
+  private forgetLeft(boardId: string, present: ReadonlySet<string>): void {
+    for (const key of this.idleFired.keys()) {
+      const [board, , , ...user] = key.split(':');
+      if (board === boardId && !present.has(user.join(':'))) this.idleFired.delete(key);
+    }
   }
 }

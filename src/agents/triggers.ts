@@ -2,7 +2,7 @@ import type { BoardObject } from '../boards/boardObjects.js';
 import type { BusEvent } from '../events/types.js';
 import type { Frame } from '../frames/frame.js';
 import { contains } from '../frames/zonePermissions.js';
-import type { ActionType, Agent, Trigger, TriggerEventType } from './agent.js';
+import type { ActionType, Agent, TriggerEventType } from './agent.js';
 import { evaluateCondition, parseCondition, type ConditionNode } from './conditions.js';
 import type { EventParticipant, TriggerEvent } from './ports.js';
 
@@ -14,7 +14,7 @@ import type { EventParticipant, TriggerEvent } from './ports.js';
 export const MAX_CAUSE_DEPTH = 3;
 
 /**
- * The trigger events a bus event raises (docs/decisions.md "Agents: trigger events"):
+ * The trigger events a bus event raises (docs/decisions.md, "AI agents", the trigger table):
  * object events from every change of a board's documents (REST, sockets, agents),
  * participant joins and leaves, and frame:left / frame:entered from a participant's reported
  * location moving between frames. Idle, timer and schedule events come from the runtime's tick.
@@ -110,30 +110,45 @@ function conditionOf(source: string): ConditionNode {
  * chains, and each trigger's condition.
  */
 export function firedTriggers(agent: Agent, event: TriggerEvent, frames: readonly Frame[]): FiredTrigger[] {
-  if (agent.status !== 'active' || !isInScope(agent, event)) return [];
+  if (agent.status !== 'active' || !isInScope(agent, event, frames)) return [];
   if (event.cause && event.cause.depth >= MAX_CAUSE_DEPTH) return [];
   const fired: FiredTrigger[] = [];
+  // Built once per event, and only if a condition needs it.
+  let scope: Record<string, unknown> | null = null;
   agent.instructions.triggers.forEach((trigger, index) => {
     if (trigger.event !== event.type) return;
     if (event.cause?.agentId === agent.id && trigger.allowSelfEvents !== true) return;
-    if (!holds(trigger, event, frames)) return;
+    if (trigger.condition && trigger.condition.trim() !== '' && !holds(trigger.condition, (scope ??= conditionScope(event, frames)))) return;
     fired.push({ index, action: trigger.action, params: trigger.params ?? {} });
   });
   return fired;
 }
 
-function isInScope(agent: Agent, event: TriggerEvent): boolean {
+function isInScope(agent: Agent, event: TriggerEvent, boardFrames: readonly Frame[]): boolean {
   const { frames, objectTypes, participants } = agent.scope;
-  if (frames.length > 0 && (event.frameId === null || !frames.includes(event.frameId))) return false;
+  if (frames.length > 0 && !isInFrames(frames, event, boardFrames)) return false;
   if (objectTypes.length > 0 && event.object && !objectTypes.includes(event.object.type)) return false;
   if (participants.length > 0 && event.participant && !participants.includes(event.participant.user_id)) return false;
   return true;
 }
 
-function holds(trigger: Trigger, event: TriggerEvent, frames: readonly Frame[]): boolean {
-  if (!trigger.condition || trigger.condition.trim() === '') return true;
+/**
+ * Whether an event happened inside one of the scope's frames: its object's position lies in
+ * one (frames may nest: an object in an inner frame is inside the outer one too), or the frame
+ * a participant reported is one of them or lies inside one.
+ */
+function isInFrames(scopeFrames: readonly string[], event: TriggerEvent, boardFrames: readonly Frame[]): boolean {
+  const scoped = boardFrames.filter((frame) => scopeFrames.includes(frame.id));
+  if (event.object) return scoped.some((frame) => contains(frame.bounds, event.object!.position));
+  if (event.frameId === null) return false;
+  if (scopeFrames.includes(event.frameId)) return true;
+  const reported = boardFrames.find((frame) => frame.id === event.frameId);
+  return reported !== undefined && scoped.some((frame) => contains(frame.bounds, reported.bounds));
+}
+
+function holds(condition: string, scope: Record<string, unknown>): boolean {
   try {
-    return evaluateCondition(conditionOf(trigger.condition), conditionScope(event, frames));
+    return evaluateCondition(conditionOf(condition), scope);
   } catch {
     return false;
   }

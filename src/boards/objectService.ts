@@ -69,7 +69,8 @@ export class ObjectService {
     const after = patch.position ?? object.position;
     if (patch.position) {
       const destination = await this.deps.frames.placementOf(board.id, caller, after);
-      if (destination && destination.document !== placement.document) {
+      if (!destination) throw errors.forbidden('The new position lies where this caller may not write');
+      if (destination.document !== placement.document) {
         throw errors.conflict('The new position lies in another zone; an object is not carried between zones by an edit');
       }
     }

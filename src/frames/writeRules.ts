@@ -77,7 +77,7 @@ export function isForbiddenWrite(viewer: Viewer, target: WriteTarget, write: Obj
 
 /** Whether a write stays inside the frames a viewer is confined to (both where the object was and where it goes). */
 function isWithinConfinement(frameIds: readonly string[], target: WriteTarget, write: ObjectWrite): boolean {
-  if (target.kind === 'zone') return frameIds.includes(target.frame.id);
+  if (target.kind === 'zone') return frameIds.includes(target.frame.id) && (write.after === null || contains(target.frame.bounds, write.after));
   const confined = target.zones.filter((frame) => frameIds.includes(frame.id));
   const inside = (point: Point | null) => point === null || confined.some((frame) => contains(frame.bounds, point));
   return inside(write.before) && inside(write.after);

@@ -159,6 +159,17 @@ describe('board actions', () => {
     expect((await objectsOf(board)).filter((object) => object.zone_id === zoneB.id)).toEqual([]);
     expect(await byAgent(board, agent)).toEqual([]);
   });
+  it('an agent confined to zone A may not carry an object of zone A out of it (logged as failed, the object stays)', async () => {
+    const board = await createBoard(server, 'Actions');
+    const zoneA = await postFrame(server, board.board_uuid, { bounds_x: 0, bounds_y: 0, bounds_width: 500, bounds_height: 500, assigned_user_id: 'ada' });
+    const agent = await agentWith(board, 'move_objects', { position: { x: 3_000, y: 3_000 } }, { scope: { frames: [zoneA.id] } });
+    const ada = await server.personalLink(board.board_uuid, 'ada');
+    const subject = await go(board, 'in zone A', 100, 100, ada.token);
+    const log = await logOf(board, agent);
+    expect(log).toHaveLength(1);
+    expect(log[0]).toMatchObject({ shouldAct: true, success: false, errorMessage: 'The new position lies where this caller may not write' });
+    expect(await objectOf(board, subject.id)).toMatchObject({ position: { x: 100, y: 100 }, zone_id: zoneA.id });
+  });
 });
 
 describe('message actions', () => {

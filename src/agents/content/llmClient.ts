@@ -197,10 +197,13 @@ function abortableDelay(ms: number, signal: AbortSignal | undefined): Promise<vo
   });
 }
 
+/**
+ * What a failure says in the agent's action log, which hosts read: the error's kind (a
+ * connection refused, a DNS failure), never the addresses in its message.
+ */
 function reasonOf(error: unknown): string {
-  if (error instanceof Error) {
-    const cause = (error as { cause?: unknown }).cause;
-    return cause instanceof Error ? `${error.message} (${cause.message})` : error.message;
-  }
-  return String(error);
+  if (!(error instanceof Error)) return 'unknown error';
+  const cause = (error as { cause?: unknown }).cause;
+  const code = cause && typeof cause === 'object' && typeof (cause as { code?: unknown }).code === 'string' ? (cause as { code: string }).code : null;
+  return code ? `${error.message} (${code})` : error.message;
 }
