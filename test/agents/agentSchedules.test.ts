@@ -316,3 +316,23 @@ describe('schedules across a restart', () => {
     expect(await notesOn(board, api)).toEqual(['durable', 'durable', 'durable']);
   });
 });
+
+describe('boards that end', () => {
+  it('an expired board’s agent runs no more scheduled actions', async () => {
+    const board = await createBoard(server, 'Expiring', { expires_in_hours: 1 });
+    const agent = await scheduledAgent(board, [noteAt('every:5min', 'on time')]);
+    await advance(5 * MINUTE);
+    expect(await scheduledRuns(board, agent)).toHaveLength(1);
+    clock.advance(HOUR);
+    expect(await server.app.boards.expireOverdue()).toBeGreaterThanOrEqual(1);
+    await advance(5 * MINUTE);
+    await advance(5 * MINUTE);
+    // The board answers 410 now: the log is read from the database.
+    const database = await openDatabase(server.database.url);
+    try {
+      expect(await database.prisma.agentAction.count({ where: { agentId: agent.id } })).toBe(1);
+    } finally {
+      await database.close();
+    }
+  });
+});
