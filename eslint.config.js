@@ -17,7 +17,7 @@ const forbidden = (folders, message) => ({
 });
 
 export default tseslint.config(
-  { ignores: ['dist/', 'generated/', 'node_modules/', 'data/', 'prisma/', 'scripts/', '*.config.*', 'eslint.config.js'] },
+  { ignores: ['dist/', 'generated/', 'node_modules/', 'data/', 'prisma/', 'scripts/', '*.config.*', 'eslint.config.js', 'client/build.mjs', 'client/build.d.mts'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -45,6 +45,23 @@ export default tseslint.config(
   {
     files: DOMAINS.map((domain) => `src/${domain}/**/*.ts`),
     rules: forbidden(['http', 'realtime'], 'A domain does not depend on the edges (src/http, src/realtime): define a port in the domain.'),
+  },
+  {
+    // The browser client shares the server's zone rules (pure functions) and nothing else of it.
+    files: ['client/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\.\\./)+src/(?!frames/(writeRules|zonePermissions|frame)\\.js$)',
+              message: 'The client imports from src/ only the zone rules (src/frames/writeRules, zonePermissions, frame types).',
+            },
+          ],
+        },
+      ],
+    },
   },
   {
     files: ['src/store/**/*.ts', 'src/util/**/*.ts'],

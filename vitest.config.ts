@@ -6,6 +6,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    globalSetup: ['test/helpers/buildClient.ts'],
     env: { NODE_ENV: 'test' },
   },
 });

@@ -13,6 +13,7 @@ import { systemClock, type Clock } from './clock.js';
 import type { AppConfig } from './config.js';
 import { EventBus } from './events/bus.js';
 import { apiRouter } from './http/apiRouter.js';
+import { boardPageRouter } from './http/boardPage.js';
 import { createHttpApp } from './http/httpApp.js';
 import { FrameDirectory } from './frames/frameDirectory.js';
 import { FrameService } from './frames/frameService.js';
@@ -190,6 +191,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     checkDatabase: async () => {
       await db.$queryRawUnsafe('SELECT 1');
     },
+    pages: boardPageRouter(),
   });
   server.on('request', app);
   realtime.listen(server);

@@ -1,7 +1,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import type { BoardRole } from './boardRole.js';
 
-/** What a board access token lets its holder do. */
-export type BoardRole = 'host' | 'guest';
+export type { BoardRole } from './boardRole.js';
 
 /**
  * Board access tokens are derived, not stored: HMAC-SHA256 over the board id, the role

@@ -1,4 +1,4 @@
-import type { BoardRole } from '../boards/accessTokens.js';
+import type { BoardRole } from '../boards/boardRole.js';
 import type { Bounds, Frame } from './frame.js';
 
 /** Who looks at or writes to a zone. */

@@ -1,5 +1,5 @@
 import type { Request, RequestHandler, Response } from 'express';
-import type { BoardAccess, BoardGrant } from '../boards/boardAccess.js';
+import { participantIdentity, type BoardAccess, type BoardGrant, type ParticipantIdentity } from '../boards/boardAccess.js';
 import { boardTokenCaller, organizationCaller, type Caller } from '../boards/caller.js';
 import { AppError, errors } from '../errors.js';
 import { bearerToken, type ApiKeyAuthenticator } from './auth.js';
@@ -35,6 +35,7 @@ export function authenticateBoardCaller(apiKeys: ApiKeyAuthenticator, access: Bo
     access.admit(grant);
     const declared = req.header('x-user-id') ?? (typeof req.query.user_id === 'string' ? req.query.user_id : undefined);
     res.locals.caller = boardTokenCaller(grant, declared || null);
+    res.locals.grant = grant;
     next();
   };
 }
@@ -53,6 +54,22 @@ async function deprecatedBearerKey(apiKeys: ApiKeyAuthenticator, bearer: string,
   } catch (error) {
     throw isUnauthorized(error) ? refusal : error;
   }
+}
+
+/**
+ * Who a board token's holder is shown as (`GET /boards/<id>/me`): a personal link's user, or
+ * the display name declared next to a shared link (`X-User-Id`, `X-User-Name`); null for the API key.
+ */
+export function identityOf(req: Request, res: Response): ParticipantIdentity | null {
+  const grant = res.locals.grant as BoardGrant | undefined;
+  if (!grant) return null;
+  const declared = (header: string, query: string) => req.header(header) || (typeof req.query[query] === 'string' ? (req.query[query]) : null);
+  return participantIdentity(grant, {
+    userId: declared('x-user-id', 'user_id'),
+    userName: declared('x-user-name', 'user_name'),
+    externalUserId: null,
+    externalSource: null,
+  });
 }
 
 /** The caller authenticated by `authenticateBoardCaller` (or `requireApiKey`). */

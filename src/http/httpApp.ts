@@ -14,10 +14,12 @@ export interface HttpAppParts {
   api: Router;
   /** `GET /health`; `GET /ready` also checks the database. */
   checkDatabase: () => Promise<void>;
+  /** The browser client's pages and assets (http/boardPage.ts), outside /api/v1. */
+  pages: Router;
 }
 
 /** The Express app: request ids and logs, JSON parsing, the API, and the one error renderer. */
-export function createHttpApp({ logger, now, api, checkDatabase }: HttpAppParts): Express {
+export function createHttpApp({ logger, now, api, checkDatabase, pages }: HttpAppParts): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
@@ -39,6 +41,7 @@ export function createHttpApp({ logger, now, api, checkDatabase }: HttpAppParts)
   });
 
   app.use('/api/v1', api);
+  app.use(pages);
   app.use(notFoundHandler);
   app.use(errorHandler(logger, now));
   return app;

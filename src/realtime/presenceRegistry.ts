@@ -1,11 +1,9 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
+import { participantColor } from '../boards/participantColor.js';
 import type { BoardRole } from '../boards/accessTokens.js';
 import type { ParticipantIdentity } from '../boards/boardAccess.js';
 import type { AgentPresence } from '../agents/ports.js';
 import type { ParticipantLocation, ParticipantView } from '../boards/ports.js';
-
-/** Colors given to participants, picked by a hash of their id so a person keeps theirs. */
-const PALETTE = ['#e6194b', '#3cb44b', '#4363d8', '#f58231', '#911eb4', '#42d4f4', '#f032e6', '#9a6324', '#469990', '#800000', '#808000', '#000075'];
 
 /** One participant of a board and the sockets it is connected with. */
 export interface Presence {
@@ -91,7 +89,7 @@ export class PresenceRegistry {
       return { kind: 'rejoined' };
     }
     const presence: Presence = {
-      view: { user_id: input.userId, user_type: input.identity.userType, role: input.role, joined_at: now.toISOString(), color: colorOf(input.userId) },
+      view: { user_id: input.userId, user_type: input.identity.userType, role: input.role, joined_at: now.toISOString(), color: participantColor(input.userId) },
       identity: input.identity,
       role: input.role,
       sockets: new Set([input.socketId]),
@@ -147,7 +145,7 @@ export class PresenceRegistry {
       return { agent: existing, appeared: false };
     }
     const userId = agentUserId(agentId);
-    const view: ParticipantView = { user_id: userId, user_type: 'agent', role: 'guest', joined_at: now.toISOString(), color: colorOf(userId) };
+    const view: ParticipantView = { user_id: userId, user_type: 'agent', role: 'guest', joined_at: now.toISOString(), color: participantColor(userId) };
     const agent = { view, presence };
     board.set(agentId, agent);
     return { agent, appeared: true };
@@ -167,9 +165,4 @@ export class PresenceRegistry {
 /** The participant id of a visible agent: namespaced, so it never matches a person's id. */
 export function agentUserId(agentId: string): string {
   return `agent:${agentId}`;
-}
-
-function colorOf(userId: string): string {
-  const index = createHash('sha256').update(userId).digest()[0]! % PALETTE.length;
-  return PALETTE[index]!;
 }

@@ -1,6 +1,7 @@
 import { Router, type RequestHandler } from 'express';
 import type { RequestHandler as Middleware } from 'express';
-import { callerOf } from '../boardCaller.js';
+import { callerOf, identityOf } from '../boardCaller.js';
+import { participantColor } from '../../boards/participantColor.js';
 import { validateBody, validateQuery } from '../validate.js';
 import type { BoardService } from '../../boards/boardService.js';
 import { requireHost } from '../../boards/caller.js';
@@ -85,6 +86,24 @@ export function boardRoutes(
     res.json(presentBoard(board, visibleLinks, { objects, participants, includeParticipants }));
   });
 
+  // Who the caller is on this board: what the browser client shows as "you" (not in the spec).
+  router.get('/:boardId/me', auth.board, async (req, res) => {
+    const caller = callerOf(res);
+    const board = await boards.get(caller, req.params.boardId as string);
+    const identity = identityOf(req, res);
+    const userId = identity?.userId ?? null;
+    res.json({
+      board_uuid: board.id,
+      title: board.title,
+      role: caller.role,
+      user_id: userId,
+      user_name: identity?.userName ?? null,
+      user_type: identity?.userType ?? 'organization',
+      color: participantColor(userId ?? 'anonymous'),
+      created_at: board.createdAt.toISOString(),
+      expires_at: board.expiresAt.toISOString(),
+    });
+  });
   router.get('/:boardId/access-links', auth.board, async (req, res) => {
     const board = await boards.get(callerOf(res), req.params.boardId as string);
     requireHost(callerOf(res), 'see the access links');

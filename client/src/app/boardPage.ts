@@ -1,0 +1,297 @@
+import { BoardApi } from '../api.js';
+import { deviceKeyOf, type BoardLink } from '../boardLink.js';
+import { PointerTools, type Tool } from '../input/pointerTools.js';
+import { TextEditor } from '../input/textEditor.js';
+import { BoardEditor, type EditResult } from '../model/boardEditor.js';
+import { readObject, textOf } from '../model/boardObject.js';
+import { FrameSet, zoneDocumentName } from '../model/frames.js';
+import { BoardDocuments } from '../session/boardDocuments.js';
+import { Presence } from '../session/presence.js';
+import { renderFramesPanel } from '../ui/framesPanel.js';
+import { notify, showConnection, showSyncState, type SyncState } from '../ui/notices.js';
+import { renderPeople } from '../ui/peoplePanel.js';
+import { renderToolbar, type ToolbarAction } from '../ui/toolbar.js';
+import { Camera } from '../view/camera.js';
+import { CursorLayer } from '../view/cursors.js';
+import { Scene } from '../view/scene.js';
+import { Connection } from './connection.js';
+import { hostControls } from './hostControls.js';
+import { bindShortcuts } from './shortcuts.js';
+import { declaredIdentity, forgetStartup, rememberFrames, startup, type StartupState } from './startup.js';
+import { handleServerMessage } from './messageHandler.js';
+import { ViewportRules } from './viewportRules.js';
+import type { BoardPage } from './page.js';
+
+const $ = <T extends HTMLElement>(selector: string) => document.querySelector<T>(selector)!;
+
+/** Opens the board the page's address names. */
+export async function openBoard(link: BoardLink): Promise<void> {
+  const deviceKey = await deviceKeyOf(link);
+  const declared = declaredIdentity(link);
+  const api = new BoardApi(link, declared);
+  const started = await startup(api, deviceKey);
+  if (started.kind !== 'ready') return showUnavailable(started.kind === 'gone' ? started.message : null, deviceKey);
+  const state = started.state;
+  const page = assemble(link, state, deviceKey, api, declared);
+  if (state.staleCopy) await page.documents.forgetAll();
+  startDocuments(page);
+  exposeHooks(page);
+}
+
+function assemble(link: BoardLink, state: StartupState, deviceKey: string, api: BoardApi, declared: { userId: string; userName: string | null }): BoardPage {
+  const { me } = state;
+  const userId = me.user_id ?? declared.userId;
+  const userName = me.user_name ?? declared.userName ?? (me.role === 'host' ? 'Host' : `Guest ${userId.slice(-4)}`);
+  document.title = `${me.title} · Whiteboard`;
+  $('#board-title').textContent = me.title;
+  document.body.dataset.role = me.role;
+  const socketQuery = new URLSearchParams({ token: link.token, user_id: userId, user_name: userName });
+  const socketUrl = `${link.origin.replace(/^http/, 'ws')}/api/v1/realtime?${socketQuery}`;
+  const camera = new Camera();
+  const scene = new Scene($<HTMLElement>('#scene') as unknown as SVGSVGElement, camera);
+  const frames = new FrameSet({ role: me.role, userId: me.user_id });
+  frames.replaceAll(state.frames);
+  const page = {} as BoardPage;
+  const documents = new BoardDocuments({
+    socketUrl,
+    token: link.token,
+    deviceKey,
+    events: {
+      objectsChanged: (document, ids) => redrawObjects(page, document, ids),
+      message: (payload) => handleServerMessage(page, payload),
+      documentRefused: (document) => void closeZone(page, document),
+      syncChanged: () => showSyncState($('#sync-status'), page.syncState()),
+    },
+  });
+  const editor = new BoardEditor(link.boardId, documents, frames, () => userId);
+  const board = documents.open(link.boardId, false, true);
+  editor.track(board);
+  const presence = new Presence(board.provider, { id: userId, name: userName, color: me.color, role: me.role });
+  const send = (message: object) => board.provider.sendStateless(JSON.stringify(message));
+  const viewport = new ViewportRules(camera, frames, { isHost: me.role === 'host', warning: $('#lock-warning'), send });
+  const cursors = new CursorLayer($('#cursors'), camera);
+  const showPeople = () =>
+    renderPeople($('#people'), presence.people(), (name) => {
+      localStorage.setItem('wb:name', name);
+      presence.rename(name);
+    });
+  presence.onChange(() => {
+    showPeople();
+    cursors.update(presence.cursors());
+  });
+  const say = (text: string, level: 'info' | 'warning' = 'info') => notify($('#notices'), text, level);
+  const refused = (result: EditResult) => {
+    if (!result.ok) say(result.refusal === 'missing' ? 'That object is gone.' : 'You cannot change that: it belongs to someone else or is read-only.', 'warning');
+  };
+  const textEditor = new TextEditor($<HTMLTextAreaElement>('#text-editor'), editor, camera, refused);
+  const tools = new PointerTools({
+    editor,
+    scene,
+    camera,
+    editText: (id) => textEditor.open(id),
+    refused,
+    selectionChanged: () => undefined,
+    pointerMoved: (point) => presence.moveCursor(point),
+    color: () => me.color,
+  });
+  const connection = new Connection(documents.socket, (connectionState) => {
+    showConnection($('#connection-banner'), connectionState, () => connection.reconnect());
+    showSyncState($('#sync-status'), page.syncState());
+    if (connectionState.kind === 'connected') {
+      api.participants().then(({ participants }) => presence.resetParticipants(participants ?? []), () => undefined);
+    }
+  });
+  connection.onClosedForGood((closed) => {
+    // A deleted board or a dead link: nothing of it stays on the device.
+    if (closed.kind === 'closed' && (closed.reason === 'board-deleted' || closed.reason === 'invalid-token')) void page.forgetDevice();
+  });
+  const toggle = $('#people-toggle');
+  toggle.addEventListener('click', () => toggle.setAttribute('aria-expanded', String(document.body.classList.toggle('side-open'))));
+  const pressTool = renderToolbar($('#toolbar'), (tool) => page.chooseTool(tool), (action) => page.act(action));
+  Object.assign(page, {
+    link, state, deviceKey, api, frames, documents, editor, scene, camera, tools, textEditor, presence, viewport, connection, say, refused,
+    chooseTool(tool: Tool) {
+      tools.tool = tool;
+      document.body.dataset.tool = tool;
+      pressTool(tool);
+    },
+    act: (action: ToolbarAction) => act(page, action),
+    reconcileZones: () => reconcileZones(page),
+    redrawFrames: () => redrawFrames(page, send),
+    syncState: (): SyncState => (connection.state().kind !== 'connected' ? 'local' : documents.allSaved() ? 'saved' : 'syncing'),
+    forgetDevice: async () => {
+      await documents.forgetAll();
+      forgetStartup(deviceKey);
+    },
+  } satisfies Partial<BoardPage>);
+  bindShortcuts(page);
+  showPeople();
+  page.chooseTool('select');
+  frames.onChange(() => {
+    rememberFrames(deviceKey, frames.list());
+    page.redrawFrames();
+  });
+  return page;
+}
+
+function startDocuments(page: BoardPage): void {
+  const stage = $('#stage');
+  const resize = () => page.camera.resize(stage.clientWidth, stage.clientHeight);
+  new ResizeObserver(resize).observe(stage);
+  resize();
+  page.redrawFrames();
+  page.reconcileZones();
+  const board = page.documents.get(page.link.boardId)!;
+  // The device copy shows first; the server's arrives when it can. The view is fitted to the
+  // content once, to the device copy when it has any, else to the server's first answer.
+  let fitted = false;
+  const fitOnce = () => {
+    if (fitted) return;
+    fitted = true;
+    fitContent(page);
+    page.viewport.applyStoredLocks();
+  };
+  void board.local.whenSynced.then(() => {
+    redrawAll(page);
+    if (board.objects.size > 0 || page.state.fromDevice) fitOnce();
+    document.body.dataset.ready = 'true';
+  });
+  board.provider.on('synced', () => {
+    void board.local.whenSynced.then(fitOnce);
+    if (!page.state.fromDevice) return;
+    void page.api.frames().then((frames) => page.frames.replaceAll(frames), () => undefined);
+  });
+}
+
+function redrawObjects(page: BoardPage, document: string, ids: string[]): void {
+  const handle = page.documents.get(document);
+  for (const id of ids) {
+    // An object carried across a zone's edge leaves one document and enters another.
+    const here = handle ? readObject(id, handle.objects.get(id), document) : null;
+    page.scene.drawObject(id, here ?? page.editor.find(id));
+  }
+}
+
+function redrawAll(page: BoardPage): void {
+  for (const handle of page.documents.all()) redrawObjects(page, handle.name, [...handle.objects.keys()]);
+}
+
+function reconcileZones(page: BoardPage): void {
+  const readable = new Map(page.frames.readableZones().map(({ frame, access }) => [zoneDocumentName(page.link.boardId, frame.id), access]));
+  for (const handle of page.documents.all()) {
+    if (handle.name === page.link.boardId) continue;
+    if (!readable.has(handle.name)) void closeZone(page, handle.name);
+  }
+  for (const [name, access] of readable) {
+    const handle = page.documents.open(name, access === 'read', false);
+    page.editor.track(handle);
+    void handle.local.whenSynced.then(() => redrawObjects(page, name, [...handle.objects.keys()]));
+  }
+}
+
+/** A zone this viewer may no longer read: gone from the screen and from the device. */
+async function closeZone(page: BoardPage, name: string): Promise<void> {
+  if (name === page.link.boardId) return;
+  page.editor.untrack(name);
+  await page.documents.close(name, true);
+}
+
+function redrawFrames(page: BoardPage, send: (message: object) => void): void {
+  const frames = page.frames.list();
+  const me = page.state.me;
+  page.scene.drawFrames(frames, (frame) => {
+    const owner = frame.assigned_user_id ?? frame.assigned_participant_id;
+    if (!owner) return frame.lock_mode === 'none' ? null : `🔒 ${frame.lock_mode}`;
+    if (owner === me.user_id) return 'your zone';
+    return me.role === 'host' ? `${owner} · ${frame.zone_visibility}` : null;
+  });
+  if (me.role === 'host') {
+    const panel = $('#frames-panel');
+    panel.hidden = false;
+    renderFramesPanel(
+      panel,
+      frames,
+      hostControls({ api: page.api, camera: page.camera, send, navigateSelf: (id, smooth) => page.viewport.navigate(id, smooth), frameSaved: (frame) => page.frames.upsert(frame), say: (text, level) => page.say(text, level) }),
+    );
+  }
+  page.reconcileZones();
+}
+
+function act(page: BoardPage, action: ToolbarAction): void {
+  const { camera } = page;
+  switch (action) {
+    case 'undo':
+      return page.editor.undo();
+    case 'redo':
+      return page.editor.redo();
+    case 'delete': {
+      const id = page.tools.selected;
+      if (!id) return;
+      const result = page.editor.remove(id);
+      if (!result.ok) return page.refused(result);
+      return page.tools.select(null);
+    }
+    case 'zoom-in':
+      return camera.zoomAt(1.25, camera.viewport().width * camera.zoom / 2, camera.viewport().height * camera.zoom / 2);
+    case 'zoom-out':
+      return camera.zoomAt(0.8, camera.viewport().width * camera.zoom / 2, camera.viewport().height * camera.zoom / 2);
+    case 'fit':
+      return fitContent(page);
+  }
+}
+
+/** Shows every object and frame (a student held by a lock stays where the lock holds it). */
+function fitContent(page: BoardPage): void {
+  if (page.camera.isLocked()) return;
+  const boxes = [
+    ...page.documents.all().flatMap((handle) => [...handle.objects.keys()].map((id) => readObject(id, handle.objects.get(id), handle.name)).filter((o) => o !== null).map((o) => ({ x: o.position.x, y: o.position.y, width: o.width, height: o.height }))),
+    ...page.frames.list().map((frame) => ({ x: frame.bounds_x, y: frame.bounds_y, width: frame.bounds_width, height: frame.bounds_height })),
+  ];
+  if (boxes.length === 0) return page.camera.fit({ x: -100, y: -100, width: 1200, height: 800 }, false);
+  const left = Math.min(...boxes.map((b) => b.x));
+  const top = Math.min(...boxes.map((b) => b.y));
+  const right = Math.max(...boxes.map((b) => b.x + b.width));
+  const bottom = Math.max(...boxes.map((b) => b.y + b.height));
+  page.camera.fit({ x: left - 40, y: top - 40, width: Math.max(400, right - left + 80), height: Math.max(300, bottom - top + 80) }, false);
+}
+
+function exposeHooks(page: BoardPage): void {
+  const registration = 'serviceWorker' in navigator ? navigator.serviceWorker.ready.then(() => true) : Promise.resolve(false);
+  (window as unknown as { whiteboard: unknown }).whiteboard = Object.freeze({
+    viewport: () => page.camera.viewport(),
+    status: () => page.syncState(),
+    connection: () => {
+      const state = page.connection.state();
+      return state.kind === 'closed' ? `closed:${state.reason}` : state.kind;
+    },
+    objects: () =>
+      page.documents.all().flatMap((handle) =>
+        [...handle.objects.keys()].map((id) => readObject(id, handle.objects.get(id), handle.name)).filter((o) => o !== null).map((o) => ({ id: o.id, type: o.type, text: textOf(o), document: o.document })),
+      ),
+    role: () => page.state.me.role,
+    serviceWorkerReady: () => registration.then(async (ready) => ready && (navigator.serviceWorker.controller !== null || (await controllerChange()))),
+    flushed: () => page.documents.flushed(),
+  });
+}
+
+function controllerChange(): Promise<boolean> {
+  return new Promise((resolve) => navigator.serviceWorker.addEventListener('controllerchange', () => resolve(true), { once: true }));
+}
+
+function showUnavailable(message: string | null, deviceKey: string): void {
+  const banner = $('#connection-banner');
+  banner.hidden = false;
+  banner.dataset.reason = message === null ? 'offline' : 'invalid-token';
+  banner.textContent =
+    message === null
+      ? 'This board has not been opened on this device yet, and the server cannot be reached. Open the link again when you are online.'
+      : `This board cannot be opened: ${message}. It may have been deleted or the link revoked.`;
+  if (message !== null) {
+    forgetStartup(deviceKey);
+    // The copy of a board that is gone leaves the device too (every document this key kept).
+    const names = JSON.parse(localStorage.getItem(`${deviceKey}:documents`) ?? '[]') as string[];
+    for (const name of names) indexedDB.deleteDatabase(`${deviceKey}:${name}`);
+    localStorage.removeItem(`${deviceKey}:documents`);
+  }
+  document.body.dataset.ready = 'true';
+}

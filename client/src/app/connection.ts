@@ -1,0 +1,59 @@
+import type { HocuspocusProviderWebsocket } from '@hocuspocus/provider';
+import { adviceFor, closeReasonOf, type ConnectionState } from '../session/closeReasons.js';
+
+/**
+ * The socket's state as the page shows it. A close the server explains stops the socket's own
+ * retries unless the close allows them (restart, rate limit): a deleted board or a revoked link
+ * must not be retried forever, and an ended session waits for the user to rejoin.
+ */
+export class Connection {
+  private current: ConnectionState = { kind: 'connecting' };
+  private closedForGood: (state: ConnectionState) => void = () => undefined;
+
+  constructor(
+    private readonly socket: HocuspocusProviderWebsocket,
+    private readonly changed: (state: ConnectionState) => void,
+  ) {
+    socket.on('status', ({ status }: { status: string }) => {
+      if (status === 'connected') this.set({ kind: 'connected' });
+      else if (this.current.kind !== 'closed') this.set(navigator.onLine ? { kind: 'connecting' } : { kind: 'offline' });
+    });
+    socket.on('close', ({ event }: { event: { code: number; reason: string } }) => this.closed(event.code, event.reason));
+    window.addEventListener('offline', () => this.current.kind !== 'closed' && this.set({ kind: 'offline' }));
+    window.addEventListener('online', () => {
+      if (this.current.kind === 'offline') this.set({ kind: 'connecting' });
+    });
+  }
+
+  state(): ConnectionState {
+    return this.current;
+  }
+
+  /** The user asked to come back (after an ended session, a full board). */
+  reconnect(): void {
+    this.set({ kind: 'connecting' });
+    void this.socket.connect();
+  }
+
+  onClosedForGood(listener: (state: ConnectionState) => void): void {
+    this.closedForGood = listener;
+  }
+
+  private closed(code: number, reason: string): void {
+    const closeReason = closeReasonOf(code, reason);
+    if (!closeReason) {
+      if (this.current.kind !== 'closed') this.set(navigator.onLine ? { kind: 'connecting' } : { kind: 'offline' });
+      return;
+    }
+    const state: ConnectionState = { kind: 'closed', reason: closeReason };
+    const advice = adviceFor(closeReason);
+    if (advice.reconnect !== 'auto') this.socket.disconnect();
+    this.set(state);
+    if (advice.reconnect === 'never') this.closedForGood(state);
+  }
+
+  private set(state: ConnectionState): void {
+    this.current = state;
+    this.changed(state);
+  }
+}

@@ -1,0 +1,152 @@
+import type { HocuspocusProvider } from '@hocuspocus/provider';
+
+/** Someone on the board: a person (from the server's participant events) or a visible agent. */
+export interface Person {
+  id: string;
+  name: string;
+  color: string;
+  role: 'host' | 'guest' | null;
+  agent: boolean;
+  thinking: boolean;
+  self: boolean;
+}
+
+/** A remote cursor: board coordinates, from the awareness state of another page. */
+export interface RemoteCursor {
+  clientId: number;
+  userId: string;
+  name: string;
+  color: string;
+  x: number;
+  y: number;
+}
+
+interface AwarenessUser {
+  id?: unknown;
+  name?: unknown;
+  color?: unknown;
+  agent?: unknown;
+  isThinking?: unknown;
+  persona?: unknown;
+}
+
+/** Participant views the server sends (`participant:joined`, REST `participants`). */
+export interface ParticipantView {
+  user_id: string;
+  user_type: string;
+  role: 'host' | 'guest';
+  color: string;
+  user_name?: string | null;
+}
+
+const CURSOR_INTERVAL_MS = 60;
+
+/**
+ * Who is here and where their cursors are. The server's participant events say who is
+ * connected; awareness adds names, cursors and agents' thinking. This page's own cursor is
+ * sent at most every 60 ms (the awareness protocol carries the latest state only).
+ */
+export class Presence {
+  private readonly joined = new Map<string, ParticipantView>();
+  private readonly listeners = new Set<() => void>();
+  private lastCursorAt = 0;
+  private pendingCursor: { x: number; y: number } | null = null;
+  private cursorTimer: ReturnType<typeof setTimeout> | null = null;
+
+  constructor(
+    private readonly provider: HocuspocusProvider,
+    private readonly me: { id: string; name: string; color: string; role: 'host' | 'guest' },
+  ) {
+    provider.setAwarenessField('user', { id: me.id, name: me.name, color: me.color });
+    provider.awareness?.on('change', () => this.changed());
+  }
+
+  onChange(listener: () => void): void {
+    this.listeners.add(listener);
+  }
+
+  rename(name: string): void {
+    this.me.name = name;
+    this.provider.setAwarenessField('user', { id: this.me.id, name, color: this.me.color });
+    this.changed();
+  }
+
+  /** Replaces the server's list (after a (re)connect). */
+  resetParticipants(views: ParticipantView[]): void {
+    this.joined.clear();
+    for (const view of views) this.joined.set(view.user_id, view);
+    this.changed();
+  }
+
+  participantJoined(view: ParticipantView): void {
+    this.joined.set(view.user_id, view);
+    this.changed();
+  }
+
+  participantLeft(userId: string): void {
+    this.joined.delete(userId);
+    this.changed();
+  }
+
+  moveCursor(point: { x: number; y: number } | null): void {
+    this.pendingCursor = point;
+    const wait = CURSOR_INTERVAL_MS - (Date.now() - this.lastCursorAt);
+    if (wait <= 0) return this.sendCursor();
+    this.cursorTimer ??= setTimeout(() => this.sendCursor(), wait);
+  }
+
+  people(): Person[] {
+    const people = new Map<string, Person>();
+    people.set(this.me.id, { id: this.me.id, name: this.me.name, color: this.me.color, role: this.me.role, agent: false, thinking: false, self: true });
+    for (const view of this.joined.values()) {
+      if (people.has(view.user_id)) continue;
+      const agent = view.user_type === 'agent';
+      people.set(view.user_id, { id: view.user_id, name: view.user_name ?? view.user_id, color: view.color, role: view.role, agent, thinking: false, self: false });
+    }
+    for (const user of this.awarenessUsers()) {
+      const id = typeof user.id === 'string' ? user.id : null;
+      if (!id || id === this.me.id) continue;
+      const known = people.get(id);
+      const agent = user.agent === true;
+      if (!known && !agent) continue; // a page whose participant has left
+      people.set(id, {
+        id,
+        name: typeof user.name === 'string' ? user.name : (known?.name ?? id),
+        color: typeof user.color === 'string' ? user.color : (known?.color ?? '#64748b'),
+        role: known?.role ?? null,
+        agent,
+        thinking: user.isThinking === true,
+        self: false,
+      });
+    }
+    return [...people.values()];
+  }
+
+  cursors(): RemoteCursor[] {
+    const cursors: RemoteCursor[] = [];
+    const states: Map<number, unknown> = this.provider.awareness?.getStates() ?? new Map<number, unknown>();
+    for (const [clientId, state] of states) {
+      if (clientId === this.provider.document.clientID) continue;
+      const user = (state as { user?: AwarenessUser }).user;
+      const cursor = (state as { cursor?: { x?: unknown; y?: unknown } | null }).cursor;
+      if (!user || typeof user.id !== 'string' || !cursor || typeof cursor.x !== 'number' || typeof cursor.y !== 'number') continue;
+      cursors.push({ clientId, userId: user.id, name: typeof user.name === 'string' ? user.name : user.id, color: typeof user.color === 'string' ? user.color : '#64748b', x: cursor.x, y: cursor.y });
+    }
+    return cursors;
+  }
+
+  private sendCursor(): void {
+    this.cursorTimer = null;
+    this.lastCursorAt = Date.now();
+    this.provider.setAwarenessField('cursor', this.pendingCursor);
+  }
+
+  private awarenessUsers(): AwarenessUser[] {
+    const states: Map<number, unknown> = this.provider.awareness?.getStates() ?? new Map<number, unknown>();
+    return [...states.values()].map((state) => (state as { user?: AwarenessUser }).user).filter((user): user is AwarenessUser => !!user);
+  }
+
+  private changed(): void {
+    for (const listener of this.listeners) listener();
+  }
+}

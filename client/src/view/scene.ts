@@ -1,0 +1,171 @@
+import { getStroke } from 'perfect-freehand';
+import { textOf, type BoardObject } from '../model/boardObject.js';
+import type { FrameRecord } from '../model/frames.js';
+import type { Camera } from './camera.js';
+
+const SVG = 'http://www.w3.org/2000/svg';
+const XHTML = 'http://www.w3.org/1999/xhtml';
+
+/** The object types the page draws itself; any other renders as a labelled box. */
+const KNOWN_TYPES = new Set(['sticky', 'shape', 'text', 'ink']);
+
+/**
+ * The board as SVG: frames under objects, each object one `<g>` keyed by id, so a change
+ * redraws only the objects it touched. Text shows as HTML inside `foreignObject`, so it wraps.
+ */
+export class Scene {
+  private readonly world: SVGGElement;
+  private readonly framesLayer: SVGGElement;
+  private readonly objectsLayer: SVGGElement;
+  readonly overlay: SVGGElement;
+  private readonly drawn = new Map<string, SVGGElement>();
+  private selected: string | null = null;
+
+  constructor(
+    readonly svg: SVGSVGElement,
+    private readonly camera: Camera,
+  ) {
+    this.world = element('g', { id: 'world' });
+    this.framesLayer = element('g', { id: 'frames-layer' });
+    this.objectsLayer = element('g', { id: 'objects-layer' });
+    this.overlay = element('g', { id: 'overlay-layer' });
+    this.world.append(this.framesLayer, this.objectsLayer, this.overlay);
+    svg.append(this.world);
+    camera.onChange(() => this.place());
+    this.place();
+  }
+
+  /** Draws or redraws one object; null removes it. */
+  drawObject(id: string, object: BoardObject | null): void {
+    const old = this.drawn.get(id);
+    if (!object) {
+      old?.remove();
+      this.drawn.delete(id);
+      return;
+    }
+    const group = renderObject(object);
+    if (id === this.selected) group.classList.add('selected');
+    if (old) old.replaceWith(group);
+    else this.objectsLayer.append(group);
+    this.drawn.set(id, group);
+  }
+
+  drawFrames(frames: FrameRecord[], describe: (frame: FrameRecord) => string | null): void {
+    const groups = frames.map((frame) => {
+      const group = element('g', { class: 'frame', 'data-frame-id': frame.id });
+      const rect = element('rect', { x: frame.bounds_x, y: frame.bounds_y, width: frame.bounds_width, height: frame.bounds_height, rx: 6 });
+      if (frame.background_color) rect.style.fill = frame.background_color;
+      const label = element('text', { class: 'frame-name', x: frame.bounds_x + 8, y: frame.bounds_y - 10 });
+      label.textContent = frame.name;
+      const note = describe(frame);
+      if (note) {
+        const badge = element('tspan', { class: 'frame-badge', dx: 10 });
+        badge.textContent = note;
+        label.append(badge);
+      }
+      group.append(rect, label);
+      return group;
+    });
+    this.framesLayer.replaceChildren(...groups);
+  }
+
+  select(id: string | null): void {
+    if (this.selected) this.drawn.get(this.selected)?.classList.remove('selected');
+    this.selected = id;
+    if (id) this.drawn.get(id)?.classList.add('selected');
+  }
+
+  /** The object drawn under a screen point, if any. */
+  objectAt(clientX: number, clientY: number): string | null {
+    const hit = document.elementFromPoint(clientX, clientY);
+    const group = hit?.closest<SVGGElement>('g.object');
+    return group?.dataset.objectId ?? null;
+  }
+
+  count(): number {
+    return this.drawn.size;
+  }
+
+  private place(): void {
+    const { x, y, zoom } = this.camera;
+    this.world.setAttribute('transform', `matrix(${zoom} 0 0 ${zoom} ${-x * zoom} ${-y * zoom})`);
+    this.svg.style.setProperty('--zoom', String(zoom));
+  }
+}
+
+function renderObject(object: BoardObject): SVGGElement {
+  const known = KNOWN_TYPES.has(object.type);
+  const group = element('g', { class: known ? `object ${object.type}` : 'object unknown', 'data-object-id': object.id, 'data-type': object.type });
+  group.setAttribute('transform', `translate(${object.position.x} ${object.position.y})`);
+  const { width, height } = object;
+  const color = typeof object.data.color === 'string' ? object.data.color : null;
+  switch (known ? object.type : 'unknown') {
+    case 'sticky':
+      group.append(withFill(element('rect', { class: 'body', width, height, rx: 4 }), color));
+      break;
+    case 'shape':
+      group.append(withFill(object.data.shape === 'ellipse' ? element('ellipse', { class: 'body', cx: width / 2, cy: height / 2, rx: width / 2, ry: height / 2 }) : element('rect', { class: 'body', width, height, rx: 2 }), color));
+      break;
+    case 'text':
+      group.append(element('rect', { class: 'hit', width, height }));
+      break;
+    case 'ink':
+      group.append(inkPath(object, color));
+      return group;
+    default:
+      group.append(element('rect', { class: 'body', width, height, rx: 4 }));
+      group.append(label(`${object.type}`, 'type-label'));
+  }
+  const text = textOf(object) ?? (known ? null : firstText(object.data));
+  if (text !== null || object.type === 'sticky' || object.type === 'text') group.append(textBox(text ?? '', width, height, known ? 0 : 22));
+  group.append(element('rect', { class: 'resize-handle', x: width - 6, y: height - 6, width: 12, height: 12 }));
+  return group;
+}
+
+/** What an object of a type this page does not know says, if it says anything in words. */
+function firstText(data: Record<string, unknown>): string | null {
+  const value = Object.values(data).find((candidate) => typeof candidate === 'string' && candidate.trim() !== '');
+  return typeof value === 'string' ? value.slice(0, 500) : null;
+}
+
+function textBox(text: string, width: number, height: number, top: number): SVGForeignObjectElement {
+  const box = element('foreignObject', { x: 0, y: top, width, height: Math.max(0, height - top) });
+  const div = document.createElementNS(XHTML, 'div') as HTMLDivElement;
+  div.className = 'object-text';
+  div.textContent = text;
+  box.append(div);
+  return box;
+}
+
+function label(text: string, className: string): SVGTextElement {
+  const node = element('text', { class: className, x: 8, y: 16 });
+  node.textContent = text;
+  return node;
+}
+
+/** Ink: points relative to the object's position, `[x, y, pressure, …]`, smoothed by perfect-freehand. */
+function inkPath(object: BoardObject, color: string | null): SVGPathElement {
+  const flat = Array.isArray(object.data.points) ? (object.data.points as unknown[]).filter((n): n is number => typeof n === 'number' && Number.isFinite(n)) : [];
+  const points: number[][] = [];
+  for (let i = 0; i + 2 < flat.length; i += 3) points.push([flat[i]!, flat[i + 1]!, flat[i + 2]!]);
+  const size = typeof object.data.size === 'number' && object.data.size > 0 && object.data.size < 100 ? object.data.size : 6;
+  return withFill(element('path', { class: 'ink', d: strokePath(points, size) }), color ?? '#1f2937');
+}
+
+export function strokePath(points: number[][], size: number): string {
+  const outline = getStroke(points, { size, thinning: 0.6, smoothing: 0.5, streamline: 0.5, simulatePressure: points.every((p) => p[2] === 0.5) });
+  if (outline.length < 2) return '';
+  const [first, ...rest] = outline;
+  return `M${first![0].toFixed(1)},${first![1].toFixed(1)}${rest.map(([x, y]) => `L${x.toFixed(1)},${y.toFixed(1)}`).join('')}Z`;
+}
+
+function withFill<T extends SVGElement>(node: T, color: string | null): T {
+  if (color && /^#[0-9a-f]{3,8}$|^[a-z]{3,20}$/i.test(color)) node.style.fill = color;
+  return node;
+}
+
+export function element<K extends keyof SVGElementTagNameMap>(tag: K, attributes: Record<string, string | number>): SVGElementTagNameMap[K] {
+  const node = document.createElementNS(SVG, tag);
+  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, String(value));
+  return node;
+}

@@ -1,0 +1,73 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import express, { Router, type Response } from 'express';
+import { errors } from '../errors.js';
+
+/** Where `npm run build` (client/build.mjs) writes the browser client. */
+export const DEFAULT_CLIENT_DIR = fileURLToPath(new URL('../../dist/client', import.meta.url));
+
+const BOARD_PATH = /^\/boards\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\/?$/i;
+
+/**
+ * The page's policy: its own origin only (scripts, styles, the API and the socket), no
+ * framing, and no referrer, since the page's address carries the board token.
+ */
+const PAGE_HEADERS = {
+  'Content-Security-Policy':
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; worker-src 'self'; manifest-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'; object-src 'none'",
+  'Referrer-Policy': 'no-referrer',
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  // Always asked again, so a new build's page (and its hashed assets) reach every browser.
+  'Cache-Control': 'no-cache',
+} as const;
+
+/**
+ * The browser client at the access links (`{APP_URL}/boards/<board_uuid>?token=…`): the page,
+ * its hashed assets (cached for a year: a new build has new names) and its service worker.
+ * The page is the same for every board: it reads the board and the token from its own address,
+ * so the service worker can keep one copy and open any board without a network.
+ */
+export function boardPageRouter(clientDir: string = DEFAULT_CLIENT_DIR): Router {
+  const router = Router();
+  const page = clientFile(clientDir, 'board.html');
+  const serviceWorker = clientFile(clientDir, 'sw.js');
+
+  router.get(BOARD_PATH, (_req, res) => {
+    sendBuilt(res, page(), 'text/html; charset=utf-8', PAGE_HEADERS);
+  });
+  // The page the service worker keeps for boards opened without a network.
+  router.get('/app/board.html', (_req, res) => {
+    sendBuilt(res, page(), 'text/html; charset=utf-8', PAGE_HEADERS);
+  });
+  router.get('/sw.js', (_req, res) => {
+    sendBuilt(res, serviceWorker(), 'text/javascript; charset=utf-8', { 'Cache-Control': 'no-cache', 'X-Content-Type-Options': 'nosniff' });
+  });
+  router.use(
+    '/app/assets',
+    express.static(join(clientDir, 'assets'), {
+      immutable: true,
+      maxAge: '365d',
+      index: false,
+      fallthrough: true,
+      setHeaders: (res) => res.setHeader('X-Content-Type-Options', 'nosniff'),
+    }),
+  );
+  return router;
+}
+
+/** A built file, read once; null until the client is built (a checkout that never ran `npm run build`). */
+function clientFile(clientDir: string, name: string): () => string | null {
+  let content: string | null = null;
+  return () => {
+    const path = join(clientDir, name);
+    if (content === null && existsSync(path)) content = readFileSync(path, 'utf8');
+    return content;
+  };
+}
+
+function sendBuilt(res: Response, content: string | null, type: string, headers: Record<string, string>): void {
+  if (content === null) throw errors.unavailable('The browser client is not built: run `npm run build`');
+  res.set(headers).type(type).send(content);
+}
