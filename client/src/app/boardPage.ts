@@ -19,7 +19,7 @@ import { hostControls } from './hostControls.js';
 import { bindShortcuts } from './shortcuts.js';
 import { declaredIdentity, forgetStartup, rememberFrames, startup, type StartupState } from './startup.js';
 import { handleServerMessage } from './messageHandler.js';
-import { ViewportRules } from './viewportRules.js';
+import { ViewportRules, boundsOf } from './viewportRules.js';
 import type { BoardPage } from './page.js';
 
 const $ = <T extends HTMLElement>(selector: string) => document.querySelector<T>(selector)!;
@@ -97,9 +97,9 @@ function assemble(link: BoardLink, state: StartupState, deviceKey: string, api: 
   const connection = new Connection(documents.socket, (connectionState) => {
     showConnection($('#connection-banner'), connectionState, () => connection.reconnect());
     showSyncState($('#sync-status'), page.syncState());
-    if (connectionState.kind === 'connected') {
-      api.participants().then(({ participants }) => presence.resetParticipants(participants ?? []), () => undefined);
-    }
+    // Who is here is the server's to say: nobody else is shown while this page is not connected.
+    if (connectionState.kind === 'connected') api.participants().then(({ participants }) => presence.resetParticipants(participants ?? []), () => undefined);
+    else presence.resetParticipants([]);
   });
   connection.onClosedForGood((closed) => {
     // A deleted board or a dead link: nothing of it stays on the device.
@@ -240,9 +240,15 @@ function act(page: BoardPage, action: ToolbarAction): void {
   }
 }
 
-/** Shows every object and frame (a student held by a lock stays where the lock holds it). */
+/**
+ * Shows every object and frame; a student with a zone sees its zone first (on a phone the whole
+ * board is too small to write in). A student held by a lock stays where the lock holds it.
+ */
 function fitContent(page: BoardPage): void {
   if (page.camera.isLocked()) return;
+  const me = page.state.me;
+  const ownZone = me.role === 'guest' && me.user_id ? page.frames.list().find((frame) => (frame.assigned_user_id ?? frame.assigned_participant_id) === me.user_id) : undefined;
+  if (ownZone) return page.camera.fit(boundsOf(ownZone), false);
   const boxes = [
     ...page.documents.all().flatMap((handle) => [...handle.objects.keys()].map((id) => readObject(id, handle.objects.get(id), handle.name)).filter((o) => o !== null).map((o) => ({ x: o.position.x, y: o.position.y, width: o.width, height: o.height }))),
     ...page.frames.list().map((frame) => ({ x: frame.bounds_x, y: frame.bounds_y, width: frame.bounds_width, height: frame.bounds_height })),

@@ -50,7 +50,7 @@ export function forgetStartup(deviceKey: string): void {
 export function declaredIdentity(link: BoardLink): { userId: string; userName: string | null } {
   let userId = link.declaredUserId ?? localStorage.getItem('wb:guest-id');
   if (!userId) {
-    userId = `guest-${crypto.randomUUID().slice(0, 8)}`;
+    userId = `person-${crypto.randomUUID().slice(0, 8)}`;
     localStorage.setItem('wb:guest-id', userId);
   }
   return { userId, userName: link.declaredUserName ?? localStorage.getItem('wb:name') };

@@ -38,6 +38,8 @@ export class PointerTools {
   tool: Tool = 'select';
   selected: string | null = null;
   private gesture: Gesture = { kind: 'none' };
+  /** An object just created: its text editor opens once the press ends (a press would take the focus away). */
+  private editOnRelease: string | null = null;
 
   constructor(private readonly host: ToolHost) {
     const svg = host.scene.svg;
@@ -129,6 +131,11 @@ export class PointerTools {
   }
 
   private up(event: PointerEvent): void {
+    if (this.editOnRelease) {
+      const id = this.editOnRelease;
+      this.editOnRelease = null;
+      setTimeout(() => this.host.editText(id), 0);
+    }
     const screen = this.local(event);
     const point = this.host.camera.toBoard(screen.x, screen.y);
     const gesture = this.gesture;
@@ -175,7 +182,7 @@ export class PointerTools {
     const result = this.host.editor.create({ id, type, data, position: { x: round(point.x), y: round(point.y) }, width: size.width, height: size.height });
     if (!result.ok) return this.host.refused(result);
     this.select(id);
-    this.host.editText(id);
+    this.editOnRelease = id;
   }
 
   /** Ink is stored relative to its top-left corner, so moving it changes one field. */
