@@ -2,17 +2,20 @@
 // names (served for a year), the page that names them, and the service worker that keeps them.
 // `npm run build` runs it; the test suite's global setup runs it too.
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
 
 const clientDir = dirname(fileURLToPath(import.meta.url));
-const outDir = join(clientDir, '..', 'dist', 'client');
+const finalDir = join(clientDir, '..', 'dist', 'client');
 const ASSETS_URL = '/app/assets';
 
 export async function buildClient({ quiet = false } = {}) {
+  // Built beside the served copy and swapped in whole, so a server running from the previous
+  // build (another test run, a running instance) never finds half a build.
+  const outDir = `${finalDir}.building-${process.pid}`;
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(join(outDir, 'assets'), { recursive: true });
   const board = await esbuild.build({
@@ -60,6 +63,14 @@ export async function buildClient({ quiet = false } = {}) {
   const scriptBytes = readFileSync(join(outDir, 'assets', script));
   const sizes = { script, style, scriptBytes: scriptBytes.length, scriptGzipBytes: gzipSync(scriptBytes, { level: 9 }).length };
   writeFileSync(join(outDir, 'manifest.json'), JSON.stringify({ ...sizes, precache }, null, 2));
+  const retired = `${finalDir}.retired-${process.pid}`;
+  try {
+    renameSync(finalDir, retired);
+  } catch {
+    // no earlier build
+  }
+  renameSync(outDir, finalDir);
+  rmSync(retired, { recursive: true, force: true });
   if (!quiet) console.log(`client built: ${script} ${(sizes.scriptGzipBytes / 1024).toFixed(1)} KB gzipped, ${style}`);
   return sizes;
 }

@@ -1,5 +1,6 @@
 import './board.css';
 import { openBoard } from './app/boardPage.js';
+import { exposeHooks } from './app/pageHooks.js';
 import { readBoardLink } from './boardLink.js';
 
 // The service worker keeps the page and its assets, so the board opens again without a network.
@@ -7,10 +8,12 @@ if ('serviceWorker' in navigator) {
   navigator.serviceWorker.register('/sw.js', { scope: '/boards/' }).catch((error: unknown) => console.warn('service worker not registered', error));
 }
 
+const hooks = exposeHooks();
 const link = readBoardLink(window.location);
 if (link) {
-  void openBoard(link);
+  void openBoard(link, hooks);
 } else {
+  hooks.unavailable = 'invalid-token';
   const banner = document.querySelector<HTMLElement>('#connection-banner')!;
   banner.hidden = false;
   banner.dataset.reason = 'invalid-token';

@@ -23,7 +23,8 @@ registerRoute(
         { handlerDidError: async () => (await matchPrecache('/app/board.html')) ?? Response.error() },
       ],
     }),
-    { allowlist: [/^\/boards\/[0-9a-f-]{36}\/?$/i] },
+    // Workbox matches the path with its query (`?token=…`).
+    { allowlist: [/^\/boards\/[0-9a-f-]{36}\/?(\?.*)?$/i] },
   ),
 );
 

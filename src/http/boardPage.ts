@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { Router, type Response } from 'express';
@@ -57,13 +57,18 @@ export function boardPageRouter(clientDir: string = DEFAULT_CLIENT_DIR): Router 
   return router;
 }
 
-/** A built file, read once; null until the client is built (a checkout that never ran `npm run build`). */
+/**
+ * A built file, read again only when a new build replaced it (a build while the server runs
+ * names new hashed assets); null until the client is built (a checkout that never ran `npm run build`).
+ */
 function clientFile(clientDir: string, name: string): () => string | null {
-  let content: string | null = null;
+  let cached: { content: string; modifiedAt: number } | null = null;
   return () => {
     const path = join(clientDir, name);
-    if (content === null && existsSync(path)) content = readFileSync(path, 'utf8');
-    return content;
+    const stats = statSync(path, { throwIfNoEntry: false });
+    if (!stats) return null;
+    if (cached?.modifiedAt !== stats.mtimeMs) cached = { content: readFileSync(path, 'utf8'), modifiedAt: stats.mtimeMs };
+    return cached.content;
   };
 }
 

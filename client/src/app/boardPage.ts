@@ -3,9 +3,9 @@ import { deviceKeyOf, type BoardLink } from '../boardLink.js';
 import { PointerTools, type Tool } from '../input/pointerTools.js';
 import { TextEditor } from '../input/textEditor.js';
 import { BoardEditor, type EditResult } from '../model/boardEditor.js';
-import { readObject, textOf } from '../model/boardObject.js';
+import { readObject } from '../model/boardObject.js';
 import { FrameSet, zoneDocumentName } from '../model/frames.js';
-import { BoardDocuments } from '../session/boardDocuments.js';
+import { BoardDocuments, forgetDeviceCopies } from '../session/boardDocuments.js';
 import { Presence } from '../session/presence.js';
 import { renderFramesPanel } from '../ui/framesPanel.js';
 import { notify, showConnection, showSyncState, type SyncState } from '../ui/notices.js';
@@ -21,21 +21,25 @@ import { declaredIdentity, forgetStartup, rememberFrames, startup, type StartupS
 import { handleServerMessage } from './messageHandler.js';
 import { ViewportRules, boundsOf } from './viewportRules.js';
 import type { BoardPage } from './page.js';
+import type { PageHooks } from './pageHooks.js';
 
 const $ = <T extends HTMLElement>(selector: string) => document.querySelector<T>(selector)!;
 
 /** Opens the board the page's address names. */
-export async function openBoard(link: BoardLink): Promise<void> {
+export async function openBoard(link: BoardLink, hooks: PageHooks): Promise<void> {
   const deviceKey = await deviceKeyOf(link);
   const declared = declaredIdentity(link);
   const api = new BoardApi(link, declared);
   const started = await startup(api, deviceKey);
-  if (started.kind !== 'ready') return showUnavailable(started.kind === 'gone' ? started.message : null, deviceKey);
+  if (started.kind !== 'ready') {
+    hooks.unavailable = started.kind === 'gone' ? 'invalid-token' : 'offline';
+    return showUnavailable(started.kind === 'gone' ? started.message : null, deviceKey);
+  }
   const state = started.state;
+  if (state.staleCopy) await forgetDeviceCopies(deviceKey);
   const page = assemble(link, state, deviceKey, api, declared);
-  if (state.staleCopy) await page.documents.forgetAll();
   startDocuments(page);
-  exposeHooks(page);
+  hooks.page = page;
 }
 
 function assemble(link: BoardLink, state: StartupState, deviceKey: string, api: BoardApi, declared: { userId: string; userName: string | null }): BoardPage {
@@ -93,6 +97,19 @@ function assemble(link: BoardLink, state: StartupState, deviceKey: string, api: 
     selectionChanged: () => undefined,
     pointerMoved: (point) => presence.moveCursor(point),
     color: () => me.color,
+    frameBounds: (frameId) => {
+      const frame = frames.get(frameId);
+      return frame ? boundsOf(frame) : null;
+    },
+    frameEdited: (frameId, bounds) => {
+      api
+        .updateFrame(frameId, { bounds_x: bounds.x, bounds_y: bounds.y, bounds_width: bounds.width, bounds_height: bounds.height })
+        .then((frame) => frames.upsert(frame))
+        .catch((error: unknown) => {
+          say(`The frame stays where it was: ${error instanceof Error ? error.message : String(error)}`, 'warning');
+          page.redrawFrames();
+        });
+    },
   });
   const connection = new Connection(documents.socket, (connectionState) => {
     showConnection($('#connection-banner'), connectionState, () => connection.reconnect());
@@ -199,12 +216,17 @@ async function closeZone(page: BoardPage, name: string): Promise<void> {
 function redrawFrames(page: BoardPage, send: (message: object) => void): void {
   const frames = page.frames.list();
   const me = page.state.me;
-  page.scene.drawFrames(frames, (frame) => {
-    const owner = frame.assigned_user_id ?? frame.assigned_participant_id;
-    if (!owner) return frame.lock_mode === 'none' ? null : `🔒 ${frame.lock_mode}`;
-    if (owner === me.user_id) return 'your zone';
-    return me.role === 'host' ? `${owner} · ${frame.zone_visibility}` : null;
-  });
+  page.scene.drawFrames(
+    frames,
+    (frame) => {
+      const owner = frame.assigned_user_id ?? frame.assigned_participant_id;
+      const lock = frame.lock_mode === 'none' ? '' : ` · ${frame.lock_mode} lock`;
+      if (!owner) return lock ? lock.slice(3) : null;
+      if (owner === me.user_id) return `your zone${lock}`;
+      return me.role === 'host' ? `${owner} · ${frame.zone_visibility.replace('_', ' ')}${lock}` : null;
+    },
+    me.role === 'host',
+  );
   if (me.role === 'host') {
     const panel = $('#frames-panel');
     panel.hidden = false;
@@ -261,43 +283,19 @@ function fitContent(page: BoardPage): void {
   page.camera.fit({ x: left - 40, y: top - 40, width: Math.max(400, right - left + 80), height: Math.max(300, bottom - top + 80) }, false);
 }
 
-function exposeHooks(page: BoardPage): void {
-  const registration = 'serviceWorker' in navigator ? navigator.serviceWorker.ready.then(() => true) : Promise.resolve(false);
-  (window as unknown as { whiteboard: unknown }).whiteboard = Object.freeze({
-    viewport: () => page.camera.viewport(),
-    status: () => page.syncState(),
-    connection: () => {
-      const state = page.connection.state();
-      return state.kind === 'closed' ? `closed:${state.reason}` : state.kind;
-    },
-    objects: () =>
-      page.documents.all().flatMap((handle) =>
-        [...handle.objects.keys()].map((id) => readObject(id, handle.objects.get(id), handle.name)).filter((o) => o !== null).map((o) => ({ id: o.id, type: o.type, text: textOf(o), document: o.document })),
-      ),
-    role: () => page.state.me.role,
-    serviceWorkerReady: () => registration.then(async (ready) => ready && (navigator.serviceWorker.controller !== null || (await controllerChange()))),
-    flushed: () => page.documents.flushed(),
-  });
-}
-
-function controllerChange(): Promise<boolean> {
-  return new Promise((resolve) => navigator.serviceWorker.addEventListener('controllerchange', () => resolve(true), { once: true }));
-}
-
 function showUnavailable(message: string | null, deviceKey: string): void {
   const banner = $('#connection-banner');
   banner.hidden = false;
   banner.dataset.reason = message === null ? 'offline' : 'invalid-token';
+  $('#sync-status').hidden = true;
   banner.textContent =
     message === null
       ? 'This board has not been opened on this device yet, and the server cannot be reached. Open the link again when you are online.'
       : `This board cannot be opened: ${message}. It may have been deleted or the link revoked.`;
   if (message !== null) {
-    forgetStartup(deviceKey);
     // The copy of a board that is gone leaves the device too (every document this key kept).
-    const names = JSON.parse(localStorage.getItem(`${deviceKey}:documents`) ?? '[]') as string[];
-    for (const name of names) indexedDB.deleteDatabase(`${deviceKey}:${name}`);
-    localStorage.removeItem(`${deviceKey}:documents`);
+    forgetStartup(deviceKey);
+    void forgetDeviceCopies(deviceKey);
   }
   document.body.dataset.ready = 'true';
 }

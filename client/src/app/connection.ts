@@ -7,7 +7,7 @@ import { adviceFor, closeReasonOf, type ConnectionState } from '../session/close
  * must not be retried forever, and an ended session waits for the user to rejoin.
  */
 export class Connection {
-  private current: ConnectionState = { kind: 'connecting' };
+  private current: ConnectionState = navigator.onLine ? { kind: 'connecting' } : { kind: 'offline' };
   private closedForGood: (state: ConnectionState) => void = () => undefined;
 
   constructor(
@@ -20,8 +20,12 @@ export class Connection {
     });
     socket.on('close', ({ event }: { event: { code: number; reason: string } }) => this.closed(event.code, event.reason));
     window.addEventListener('offline', () => this.current.kind !== 'closed' && this.set({ kind: 'offline' }));
+    // Back online: try at once rather than after the backoff (up to 30 s), with up to a second of
+    // jitter so a classroom whose Wi-Fi returns does not reconnect in one burst.
     window.addEventListener('online', () => {
-      if (this.current.kind === 'offline') this.set({ kind: 'connecting' });
+      if (this.current.kind === 'closed') return;
+      this.set({ kind: 'connecting' });
+      setTimeout(() => void this.socket.connect(), Math.random() * 1000);
     });
   }
 

@@ -1,6 +1,6 @@
 import type { BoardEditor, EditResult } from '../model/boardEditor.js';
 import { DEFAULT_SIZE } from '../model/boardObject.js';
-import type { Camera } from '../view/camera.js';
+import type { Camera, Rect } from '../view/camera.js';
 import { element, strokePath, type Scene } from '../view/scene.js';
 
 export const TOOLS = ['select', 'hand', 'sticky', 'rect', 'ellipse', 'text', 'pen'] as const;
@@ -15,7 +15,8 @@ type Gesture =
   | { kind: 'pan'; lastX: number; lastY: number }
   | { kind: 'move'; id: string; startX: number; startY: number; origin: { x: number; y: number }; moved: boolean }
   | { kind: 'resize'; id: string; startX: number; startY: number; size: { width: number; height: number } }
-  | { kind: 'ink'; points: number[][]; path: SVGPathElement };
+  | { kind: 'ink'; points: number[][]; path: SVGPathElement }
+  | { kind: 'frame'; frameId: string; resize: boolean; startX: number; startY: number; bounds: Rect; next: Rect };
 
 export interface ToolHost {
   editor: BoardEditor;
@@ -28,6 +29,9 @@ export interface ToolHost {
   selectionChanged(id: string | null): void;
   pointerMoved(point: { x: number; y: number } | null): void;
   color: () => string;
+  /** The host moved or resized a frame (by its name, or its corner handle). */
+  frameEdited(frameId: string, bounds: Rect): void;
+  frameBounds(frameId: string): Rect | null;
 }
 
 /**
@@ -90,6 +94,14 @@ export class PointerTools {
   }
 
   private pressSelect(event: PointerEvent, point: { x: number; y: number }): void {
+    const target = event.target as Element;
+    const frameId = target.closest<SVGGElement>('g.frame.editable')?.dataset.frameId;
+    const bounds = frameId ? this.host.frameBounds(frameId) : null;
+    if (frameId && bounds && (target.classList.contains('frame-grip') || target.classList.contains('frame-resize'))) {
+      this.select(null);
+      this.gesture = { kind: 'frame', frameId, resize: target.classList.contains('frame-resize'), startX: point.x, startY: point.y, bounds, next: bounds };
+      return;
+    }
     const id = this.host.scene.objectAt(event.clientX, event.clientY);
     this.select(id);
     if (!id) {
@@ -123,6 +135,10 @@ export class PointerTools {
         return;
       case 'resize':
         return;
+      case 'frame':
+        gesture.next = frameBoundsAfter(gesture, point);
+        previewFrame(this.host.scene, gesture.frameId, gesture.bounds, gesture.next);
+        return;
       case 'ink':
         if (gesture.points.length < MAX_INK_POINTS) gesture.points.push([point.x, point.y, event.pressure || 0.5]);
         gesture.path.setAttribute('d', strokePath(gesture.points, 6));
@@ -154,6 +170,11 @@ export class PointerTools {
         gesture.path.remove();
         this.commitInk(gesture.points);
         return;
+      case 'frame': {
+        const next = frameBoundsAfter(gesture, point);
+        if (next.x !== gesture.bounds.x || next.y !== gesture.bounds.y || next.width !== gesture.bounds.width || next.height !== gesture.bounds.height) this.host.frameEdited(gesture.frameId, next);
+        return;
+      }
       default:
         return;
     }
@@ -210,6 +231,27 @@ export class PointerTools {
     const object = this.host.editor.find(id);
     if (object) previewTranslate(this.host.scene, id, object.position.x, object.position.y);
   }
+}
+
+/** A frame's bounds after a drag: moved whole, or resized from its corner (the API's minimum is 100). */
+function frameBoundsAfter(gesture: { resize: boolean; startX: number; startY: number; bounds: Rect }, point: { x: number; y: number }): Rect {
+  const dx = Math.round(point.x - gesture.startX);
+  const dy = Math.round(point.y - gesture.startY);
+  const { bounds } = gesture;
+  if (gesture.resize) return { ...bounds, width: Math.max(100, bounds.width + dx), height: Math.max(100, bounds.height + dy) };
+  return { ...bounds, x: bounds.x + dx, y: bounds.y + dy };
+}
+
+function previewFrame(scene: Scene, frameId: string, from: Rect, to: Rect): void {
+  const group = scene.svg.querySelector<SVGGElement>(`g.frame[data-frame-id="${CSS.escape(frameId)}"]`);
+  if (!group) return;
+  if (to.width === from.width && to.height === from.height) {
+    group.setAttribute('transform', `translate(${to.x - from.x} ${to.y - from.y})`);
+    return;
+  }
+  const body = group.querySelector('rect');
+  body?.setAttribute('width', String(to.width));
+  body?.setAttribute('height', String(to.height));
 }
 
 function previewTranslate(scene: Scene, id: string, x: number, y: number): void {

@@ -126,11 +126,7 @@ export class BoardDocuments {
   /** Removes every document of this board and credential from the device (a deleted board, a revoked link). */
   async forgetAll(): Promise<void> {
     for (const name of [...this.handles.keys()]) await this.close(name, false);
-    for (const name of this.rememberedNames()) {
-      await clearDocument(`${this.options.deviceKey}:${name}`);
-      localStorage.removeItem(UNSAVED_KEY(this.options.deviceKey, name));
-    }
-    localStorage.removeItem(NAMES_KEY(this.options.deviceKey));
+    await forgetDeviceCopies(this.options.deviceKey);
   }
 
   /** Resolves once every edit so far is in IndexedDB (transactions on one store run in order). */
@@ -172,11 +168,24 @@ export class BoardDocuments {
   }
 
   private rememberedNames(): string[] {
-    try {
-      const parsed = JSON.parse(localStorage.getItem(NAMES_KEY(this.options.deviceKey)) ?? '[]') as unknown;
-      return Array.isArray(parsed) ? parsed.filter((name): name is string => typeof name === 'string') : [];
-    } catch {
-      return [];
-    }
+    return rememberedNames(this.options.deviceKey);
+  }
+}
+
+/** Deletes every document kept on the device under a key, without opening any. */
+export async function forgetDeviceCopies(deviceKey: string): Promise<void> {
+  for (const name of rememberedNames(deviceKey)) {
+    await clearDocument(`${deviceKey}:${name}`);
+    localStorage.removeItem(UNSAVED_KEY(deviceKey, name));
+  }
+  localStorage.removeItem(NAMES_KEY(deviceKey));
+}
+
+function rememberedNames(deviceKey: string): string[] {
+  try {
+    const parsed = JSON.parse(localStorage.getItem(NAMES_KEY(deviceKey)) ?? '[]') as unknown;
+    return Array.isArray(parsed) ? parsed.filter((name): name is string => typeof name === 'string') : [];
+  } catch {
+    return [];
   }
 }

@@ -50,9 +50,10 @@ export class Scene {
     this.drawn.set(id, group);
   }
 
-  drawFrames(frames: FrameRecord[], describe: (frame: FrameRecord) => string | null): void {
+  /** Draws the frames; `editable` (the host) adds a grip on the name and a resize handle. */
+  drawFrames(frames: FrameRecord[], describe: (frame: FrameRecord) => string | null, editable: boolean): void {
     const groups = frames.map((frame) => {
-      const group = element('g', { class: 'frame', 'data-frame-id': frame.id });
+      const group = element('g', { class: editable ? 'frame editable' : 'frame', 'data-frame-id': frame.id });
       const rect = element('rect', { x: frame.bounds_x, y: frame.bounds_y, width: frame.bounds_width, height: frame.bounds_height, rx: 6 });
       if (frame.background_color) rect.style.fill = frame.background_color;
       const label = element('text', { class: 'frame-name', x: frame.bounds_x + 8, y: frame.bounds_y - 10 });
@@ -64,6 +65,10 @@ export class Scene {
         label.append(badge);
       }
       group.append(rect, label);
+      if (editable) {
+        label.classList.add('frame-grip');
+        group.append(element('rect', { class: 'frame-resize', x: frame.bounds_x + frame.bounds_width - 8, y: frame.bounds_y + frame.bounds_height - 8, width: 16, height: 16 }));
+      }
       return group;
     });
     this.framesLayer.replaceChildren(...groups);
