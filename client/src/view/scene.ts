@@ -109,7 +109,7 @@ function renderObject(object: BoardObject): SVGGElement {
       group.append(withFill(element('rect', { class: 'body', width, height, rx: 4 }), color));
       break;
     case 'shape':
-      group.append(withFill(object.data.shape === 'ellipse' ? element('ellipse', { class: 'body', cx: width / 2, cy: height / 2, rx: width / 2, ry: height / 2 }) : element('rect', { class: 'body', width, height, rx: 2 }), color));
+      group.append(withFill(isRound(object.data) ? element('ellipse', { class: 'body', cx: width / 2, cy: height / 2, rx: width / 2, ry: height / 2 }) : element('rect', { class: 'body', width, height, rx: 2 }), color));
       break;
     case 'text':
       group.append(element('rect', { class: 'hit', width, height }));
@@ -125,6 +125,11 @@ function renderObject(object: BoardObject): SVGGElement {
   if (text !== null || object.type === 'sticky' || object.type === 'text') group.append(textBox(text ?? '', width, height, known ? 0 : 22));
   group.append(element('rect', { class: 'resize-handle', x: width - 6, y: height - 6, width: 12, height: 12 }));
   return group;
+}
+
+/** A shape is round when its data says so (`shape`, or `kind` as some integrations write it). */
+function isRound(data: Record<string, unknown>): boolean {
+  return ['ellipse', 'circle'].includes(String(data.shape ?? data.kind ?? ''));
 }
 
 /** What an object of a type this page does not know says, if it says anything in words. */
