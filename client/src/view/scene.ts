@@ -129,7 +129,8 @@ function renderObject(object: BoardObject): SVGGElement {
 
 /** A shape is round when its data says so (`shape`, or `kind` as some integrations write it). */
 function isRound(data: Record<string, unknown>): boolean {
-  return ['ellipse', 'circle'].includes(String(data.shape ?? data.kind ?? ''));
+  const shape = data.shape ?? data.kind;
+  return shape === 'ellipse' || shape === 'circle';
 }
 
 /** What an object of a type this page does not know says, if it says anything in words. */
