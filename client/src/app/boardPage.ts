@@ -79,10 +79,8 @@ function assemble(link: BoardLink, state: StartupState, deviceKey: string, api: 
       localStorage.setItem('wb:name', name);
       presence.rename(name);
     });
-  presence.onChange(() => {
-    showPeople();
-    cursors.update(presence.cursors());
-  });
+  presence.onChange(showPeople);
+  presence.onCursors(() => cursors.update(presence.cursors()));
   const say = (text: string, level: 'info' | 'warning' = 'info') => notify($('#notices'), text, level);
   const refused = (result: EditResult) => {
     if (!result.ok) say(result.refusal === 'missing' ? 'That object is gone.' : 'You cannot change that: it belongs to someone else or is read-only.', 'warning');
@@ -168,13 +166,13 @@ function startDocuments(page: BoardPage): void {
     fitContent(page);
     page.viewport.applyStoredLocks();
   };
-  void board.local.whenSynced.then(() => {
+  void board.localReady.then(() => {
     redrawAll(page);
     if (board.objects.size > 0 || page.state.fromDevice) fitOnce();
     document.body.dataset.ready = 'true';
   });
   board.provider.on('synced', () => {
-    void board.local.whenSynced.then(fitOnce);
+    void board.localReady.then(fitOnce);
     if (!page.state.fromDevice) return;
     void page.api.frames().then((frames) => page.frames.replaceAll(frames), () => undefined);
   });
@@ -202,7 +200,7 @@ function reconcileZones(page: BoardPage): void {
   for (const [name, access] of readable) {
     const handle = page.documents.open(name, access === 'read', false);
     page.editor.track(handle);
-    void handle.local.whenSynced.then(() => redrawObjects(page, name, [...handle.objects.keys()]));
+    void handle.localReady.then(() => redrawObjects(page, name, [...handle.objects.keys()]));
   }
 }
 

@@ -9,8 +9,15 @@ export interface DocumentHandle {
   objects: Y.Map<unknown>;
   provider: HocuspocusProvider;
   local: IndexeddbPersistence;
+  /**
+   * Resolves once the device copy is loaded, or after 3 s without it: y-indexeddb reports no
+   * errors (a browser without IndexedDB, a private window), and the board must open anyway.
+   */
+  localReady: Promise<void>;
   readOnly: boolean;
 }
+
+const LOCAL_WAIT_MS = 3_000;
 
 export interface DocumentEvents {
   /** A document's objects changed: the ids touched (all of them after a load). */
@@ -105,7 +112,8 @@ export class BoardDocuments {
       }
       events.objectsChanged(name, [...ids]);
     });
-    const handle: DocumentHandle = { name, doc, objects, provider, local, readOnly };
+    const localReady = Promise.race([local.whenSynced.then(() => undefined), new Promise<void>((resolve) => setTimeout(resolve, LOCAL_WAIT_MS))]);
+    const handle: DocumentHandle = { name, doc, objects, provider, local, localReady, readOnly };
     this.handles.set(name, handle);
     return handle;
   }
@@ -133,7 +141,7 @@ export class BoardDocuments {
   async flushed(): Promise<void> {
     await Promise.all(
       this.all().map(async (handle) => {
-        await handle.local.whenSynced;
+        await handle.localReady;
         const db = handle.local.db;
         if (!db) return;
         await new Promise<void>((resolve, reject) => {

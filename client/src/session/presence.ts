@@ -49,6 +49,9 @@ const CURSOR_INTERVAL_MS = 60;
 export class Presence {
   private readonly joined = new Map<string, ParticipantView>();
   private readonly listeners = new Set<() => void>();
+  private readonly cursorListeners = new Set<() => void>();
+  /** What the people list showed last: awareness changes at cursor rate, the list rarely. */
+  private peopleShown = '';
   private lastCursorAt = 0;
   private pendingCursor: { x: number; y: number } | null = null;
   private cursorTimer: ReturnType<typeof setTimeout> | null = null;
@@ -58,11 +61,20 @@ export class Presence {
     private readonly me: { id: string; name: string; color: string; role: 'host' | 'guest' },
   ) {
     provider.setAwarenessField('user', { id: me.id, name: me.name, color: me.color });
-    provider.awareness?.on('change', () => this.changed());
+    provider.awareness?.on('change', () => {
+      for (const listener of this.cursorListeners) listener();
+      this.changed();
+    });
   }
 
+  /** The people list changed (someone came, left, was renamed, or an agent started or stopped thinking). */
   onChange(listener: () => void): void {
     this.listeners.add(listener);
+  }
+
+  /** Any awareness change: cursors move. */
+  onCursors(listener: () => void): void {
+    this.cursorListeners.add(listener);
   }
 
   rename(name: string): void {
@@ -147,6 +159,9 @@ export class Presence {
   }
 
   private changed(): void {
+    const shown = JSON.stringify(this.people());
+    if (shown === this.peopleShown) return;
+    this.peopleShown = shown;
     for (const listener of this.listeners) listener();
   }
 }

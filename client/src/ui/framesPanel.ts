@@ -15,18 +15,38 @@ export interface FrameControls {
 const LOCK_LABELS: Record<FrameRecord['lock_mode'], string> = { none: 'Free', soft: 'Soft lock (warn)', hard: 'Hard lock (hold)' };
 const VISIBILITY_LABELS: Record<FrameRecord['zone_visibility'], string> = { visible: 'Everyone sees it', hidden: 'Only its student', host_only: 'Only the host' };
 
-/** The host's frame panel: one row per frame with its controls, and the session's controls. */
+/**
+ * The host's frame panel: one row per frame with its controls, and the session's controls. Only
+ * the rows of frames that changed are rebuilt, so a control the host is using is not replaced
+ * under the pointer by another frame's update.
+ */
 export function renderFramesPanel(panel: HTMLElement, frames: FrameRecord[], controls: FrameControls): void {
-  const focused = document.activeElement;
-  if (focused instanceof HTMLInputElement && panel.contains(focused)) return;
-  const heading = panel.querySelector('h2')!;
-  const actions = document.createElement('div');
-  actions.className = 'panel-actions';
-  actions.append(button('New frame', 'new-frame', () => controls.create()), button('End session', 'end-session', () => controls.endSession()));
-  const list = document.createElement('ul');
-  list.className = 'frames';
-  list.append(...frames.map((frame) => frameRow(frame, controls)));
-  panel.replaceChildren(heading, actions, list);
+  let list = panel.querySelector<HTMLUListElement>('ul.frames');
+  if (!list) {
+    const actions = document.createElement('div');
+    actions.className = 'panel-actions';
+    actions.append(button('New frame', 'new-frame', () => controls.create()), button('End session', 'end-session', () => controls.endSession()));
+    list = Object.assign(document.createElement('ul'), { className: 'frames' });
+    panel.append(actions, list);
+  }
+  const rows = new Map([...list.children].map((row) => [(row as HTMLElement).dataset.frameId, row as HTMLLIElement]));
+  const wanted = frames.map((frame) => {
+    const row = rows.get(frame.id);
+    const shown = JSON.stringify(frame);
+    if (row && row.dataset.shown === shown) return row;
+    const focused = row?.contains(document.activeElement) && document.activeElement instanceof HTMLInputElement;
+    if (row && focused) return row; // never rebuilt under a typing host; the next change brings it up to date
+    const fresh = frameRow(frame, controls);
+    fresh.dataset.shown = shown;
+    return fresh;
+  });
+  const current = [...list.children];
+  if (wanted.length === current.length && wanted.every((row, index) => row === current[index])) return;
+  if (wanted.length === current.length && wanted.every((row, index) => row.dataset.frameId === (current[index] as HTMLElement).dataset.frameId)) {
+    wanted.forEach((row, index) => row !== current[index] && current[index]!.replaceWith(row));
+    return;
+  }
+  list.replaceChildren(...wanted);
 }
 
 function frameRow(frame: FrameRecord, controls: FrameControls): HTMLLIElement {
