@@ -3,11 +3,9 @@ import { deviceKeyOf, type BoardLink } from '../boardLink.js';
 import { PointerTools, type Tool } from '../input/pointerTools.js';
 import { TextEditor } from '../input/textEditor.js';
 import { BoardEditor, type EditResult } from '../model/boardEditor.js';
-import { readObject } from '../model/boardObject.js';
-import { FrameSet, zoneDocumentName } from '../model/frames.js';
+import { FrameSet } from '../model/frames.js';
 import { BoardDocuments, forgetDeviceCopies } from '../session/boardDocuments.js';
 import { Presence } from '../session/presence.js';
-import { renderFramesPanel } from '../ui/framesPanel.js';
 import { notify, showConnection, showSyncState, type SyncState } from '../ui/notices.js';
 import { renderPeople } from '../ui/peoplePanel.js';
 import { renderToolbar, type ToolbarAction } from '../ui/toolbar.js';
@@ -15,10 +13,10 @@ import { Camera } from '../view/camera.js';
 import { CursorLayer } from '../view/cursors.js';
 import { Scene } from '../view/scene.js';
 import { Connection } from './connection.js';
-import { hostControls } from './hostControls.js';
 import { bindShortcuts } from './shortcuts.js';
 import { declaredIdentity, forgetStartup, rememberFrames, startup, type StartupState } from './startup.js';
 import { handleServerMessage } from './messageHandler.js';
+import { act, closeZone, reconcileZones, redrawAll, redrawFrames, redrawObjects, fitContent } from './boardView.js';
 import { ViewportRules, boundsOf } from './viewportRules.js';
 import type { BoardPage } from './page.js';
 import type { PageHooks } from './pageHooks.js';
@@ -73,53 +71,14 @@ function assemble(link: BoardLink, state: StartupState, deviceKey: string, api: 
   const presence = new Presence(board.provider, { id: userId, name: userName, color: me.color, role: me.role });
   const send = (message: object) => board.provider.sendStateless(JSON.stringify(message));
   const viewport = new ViewportRules(camera, frames, { isHost: me.role === 'host', warning: $('#lock-warning'), send });
-  const cursors = new CursorLayer($('#cursors'), camera);
-  const showPeople = () =>
-    renderPeople($('#people'), presence.people(), (name) => {
-      localStorage.setItem('wb:name', name);
-      presence.rename(name);
-    });
-  presence.onChange(showPeople);
-  presence.onCursors(() => cursors.update(presence.cursors()));
+  showPresence(presence, camera);
   const say = (text: string, level: 'info' | 'warning' = 'info') => notify($('#notices'), text, level);
   const refused = (result: EditResult) => {
     if (!result.ok) say(result.refusal === 'missing' ? 'That object is gone.' : 'You cannot change that: it belongs to someone else or is read-only.', 'warning');
   };
   const textEditor = new TextEditor($<HTMLTextAreaElement>('#text-editor'), editor, camera, refused);
-  const tools = new PointerTools({
-    editor,
-    scene,
-    camera,
-    editText: (id) => textEditor.open(id),
-    refused,
-    selectionChanged: () => undefined,
-    pointerMoved: (point) => presence.moveCursor(point),
-    color: () => me.color,
-    frameBounds: (frameId) => {
-      const frame = frames.get(frameId);
-      return frame ? boundsOf(frame) : null;
-    },
-    frameEdited: (frameId, bounds) => {
-      api
-        .updateFrame(frameId, { bounds_x: bounds.x, bounds_y: bounds.y, bounds_width: bounds.width, bounds_height: bounds.height })
-        .then((frame) => frames.upsert(frame))
-        .catch((error: unknown) => {
-          say(`The frame stays where it was: ${error instanceof Error ? error.message : String(error)}`, 'warning');
-          page.redrawFrames();
-        });
-    },
-  });
-  const connection = new Connection(documents.socket, (connectionState) => {
-    showConnection($('#connection-banner'), connectionState, () => connection.reconnect());
-    showSyncState($('#sync-status'), page.syncState());
-    // Who is here is the server's to say: nobody else is shown while this page is not connected.
-    if (connectionState.kind === 'connected') api.participants().then(({ participants }) => presence.resetParticipants(participants ?? []), () => undefined);
-    else presence.resetParticipants([]);
-  });
-  connection.onClosedForGood((closed) => {
-    // A deleted board or a dead link: nothing of it stays on the device.
-    if (closed.kind === 'closed' && (closed.reason === 'board-deleted' || closed.reason === 'invalid-token')) void page.forgetDevice();
-  });
+  const tools = createTools(page, { editor, scene, camera, frames, api, presence, textEditor, color: me.color, say, refused });
+  const connection = createConnection(page, documents, api, presence);
   const toggle = $('#people-toggle');
   toggle.addEventListener('click', () => toggle.setAttribute('aria-expanded', String(document.body.classList.toggle('side-open'))));
   const pressTool = renderToolbar($('#toolbar'), (tool) => page.chooseTool(tool), (action) => page.act(action));
@@ -140,13 +99,70 @@ function assemble(link: BoardLink, state: StartupState, deviceKey: string, api: 
     },
   } satisfies Partial<BoardPage>);
   bindShortcuts(page);
-  showPeople();
   page.chooseTool('select');
   frames.onChange(() => {
     rememberFrames(deviceKey, frames.list());
     page.redrawFrames();
   });
   return page;
+}
+
+/** The people list and the cursors, redrawn as presence changes. */
+function showPresence(presence: Presence, camera: Camera): void {
+  const cursors = new CursorLayer($('#cursors'), camera);
+  const showPeople = () =>
+    renderPeople($('#people'), presence.people(), (name) => {
+      localStorage.setItem('wb:name', name);
+      presence.rename(name);
+    });
+  presence.onChange(showPeople);
+  presence.onCursors(() => cursors.update(presence.cursors()));
+  showPeople();
+}
+
+function createTools(
+  page: BoardPage,
+  deps: Pick<BoardPage, 'editor' | 'scene' | 'camera' | 'frames' | 'api' | 'presence' | 'textEditor' | 'say' | 'refused'> & { color: string },
+): PointerTools {
+  const { frames, api, say } = deps;
+  return new PointerTools({
+    editor: deps.editor,
+    scene: deps.scene,
+    camera: deps.camera,
+    editText: (id) => deps.textEditor.open(id),
+    refused: deps.refused,
+    selectionChanged: () => undefined,
+    pointerMoved: (point) => deps.presence.moveCursor(point),
+    color: () => deps.color,
+    frameBounds: (frameId) => {
+      const frame = frames.get(frameId);
+      return frame ? boundsOf(frame) : null;
+    },
+    frameEdited: (frameId, bounds) => {
+      api
+        .updateFrame(frameId, { bounds_x: bounds.x, bounds_y: bounds.y, bounds_width: bounds.width, bounds_height: bounds.height })
+        .then((frame) => frames.upsert(frame))
+        .catch((error: unknown) => {
+          say(`The frame stays where it was: ${error instanceof Error ? error.message : String(error)}`, 'warning');
+          page.redrawFrames();
+        });
+    },
+  });
+}
+
+function createConnection(page: BoardPage, documents: BoardDocuments, api: BoardApi, presence: Presence): Connection {
+  const connection = new Connection(documents.socket, (connectionState) => {
+    showConnection($('#connection-banner'), connectionState, () => connection.reconnect());
+    showSyncState($('#sync-status'), page.syncState());
+    // Who is here is the server's to say: nobody else is shown while this page is not connected.
+    if (connectionState.kind === 'connected') api.participants().then(({ participants }) => presence.resetParticipants(participants ?? []), () => undefined);
+    else presence.resetParticipants([]);
+  });
+  connection.onClosedForGood((closed) => {
+    // A deleted board or a dead link: nothing of it stays on the device.
+    if (closed.kind === 'closed' && (closed.reason === 'board-deleted' || closed.reason === 'invalid-token')) void page.forgetDevice();
+  });
+  return connection;
 }
 
 function startDocuments(page: BoardPage): void {
@@ -176,109 +192,6 @@ function startDocuments(page: BoardPage): void {
     if (!page.state.fromDevice) return;
     void page.api.frames().then((frames) => page.frames.replaceAll(frames), () => undefined);
   });
-}
-
-function redrawObjects(page: BoardPage, document: string, ids: string[]): void {
-  const handle = page.documents.get(document);
-  for (const id of ids) {
-    // An object carried across a zone's edge leaves one document and enters another.
-    const here = handle ? readObject(id, handle.objects.get(id), document) : null;
-    page.scene.drawObject(id, here ?? page.editor.find(id));
-  }
-}
-
-function redrawAll(page: BoardPage): void {
-  for (const handle of page.documents.all()) redrawObjects(page, handle.name, [...handle.objects.keys()]);
-}
-
-function reconcileZones(page: BoardPage): void {
-  const readable = new Map(page.frames.readableZones().map(({ frame, access }) => [zoneDocumentName(page.link.boardId, frame.id), access]));
-  for (const handle of page.documents.all()) {
-    if (handle.name === page.link.boardId) continue;
-    if (!readable.has(handle.name)) void closeZone(page, handle.name);
-  }
-  for (const [name, access] of readable) {
-    const handle = page.documents.open(name, access === 'read', false);
-    page.editor.track(handle);
-    void handle.localReady.then(() => redrawObjects(page, name, [...handle.objects.keys()]));
-  }
-}
-
-/** A zone this viewer may no longer read: gone from the screen and from the device. */
-async function closeZone(page: BoardPage, name: string): Promise<void> {
-  if (name === page.link.boardId) return;
-  page.editor.untrack(name);
-  await page.documents.close(name, true);
-}
-
-function redrawFrames(page: BoardPage, send: (message: object) => void): void {
-  const frames = page.frames.list();
-  const me = page.state.me;
-  page.scene.drawFrames(
-    frames,
-    (frame) => {
-      const owner = frame.assigned_user_id ?? frame.assigned_participant_id;
-      const lock = frame.lock_mode === 'none' ? '' : ` · ${frame.lock_mode} lock`;
-      if (!owner) return lock ? lock.slice(3) : null;
-      if (owner === me.user_id) return `your zone${lock}`;
-      return me.role === 'host' ? `${owner} · ${frame.zone_visibility.replace('_', ' ')}${lock}` : null;
-    },
-    me.role === 'host',
-  );
-  if (me.role === 'host') {
-    const panel = $('#frames-panel');
-    panel.hidden = false;
-    renderFramesPanel(
-      panel,
-      frames,
-      hostControls({ api: page.api, camera: page.camera, send, navigateSelf: (id, smooth) => page.viewport.navigate(id, smooth), frameSaved: (frame) => page.frames.upsert(frame), say: (text, level) => page.say(text, level) }),
-    );
-  }
-  page.reconcileZones();
-}
-
-function act(page: BoardPage, action: ToolbarAction): void {
-  const { camera } = page;
-  switch (action) {
-    case 'undo':
-      return page.editor.undo();
-    case 'redo':
-      return page.editor.redo();
-    case 'delete': {
-      const id = page.tools.selected;
-      if (!id) return;
-      const result = page.editor.remove(id);
-      if (!result.ok) return page.refused(result);
-      return page.tools.select(null);
-    }
-    case 'zoom-in':
-      return camera.zoomAt(1.25, camera.viewport().width * camera.zoom / 2, camera.viewport().height * camera.zoom / 2);
-    case 'zoom-out':
-      return camera.zoomAt(0.8, camera.viewport().width * camera.zoom / 2, camera.viewport().height * camera.zoom / 2);
-    case 'fit':
-      return fitContent(page);
-  }
-}
-
-/**
- * Shows every object and frame; a student with a zone sees its zone first (on a phone the whole
- * board is too small to write in). A student held by a lock stays where the lock holds it.
- */
-function fitContent(page: BoardPage): void {
-  if (page.camera.isLocked()) return;
-  const me = page.state.me;
-  const ownZone = me.role === 'guest' && me.user_id ? page.frames.list().find((frame) => (frame.assigned_user_id ?? frame.assigned_participant_id) === me.user_id) : undefined;
-  if (ownZone) return page.camera.fit(boundsOf(ownZone), false);
-  const boxes = [
-    ...page.documents.all().flatMap((handle) => [...handle.objects.keys()].map((id) => readObject(id, handle.objects.get(id), handle.name)).filter((o) => o !== null).map((o) => ({ x: o.position.x, y: o.position.y, width: o.width, height: o.height }))),
-    ...page.frames.list().map((frame) => ({ x: frame.bounds_x, y: frame.bounds_y, width: frame.bounds_width, height: frame.bounds_height })),
-  ];
-  if (boxes.length === 0) return page.camera.fit({ x: -100, y: -100, width: 1200, height: 800 }, false);
-  const left = Math.min(...boxes.map((b) => b.x));
-  const top = Math.min(...boxes.map((b) => b.y));
-  const right = Math.max(...boxes.map((b) => b.x + b.width));
-  const bottom = Math.max(...boxes.map((b) => b.y + b.height));
-  page.camera.fit({ x: left - 40, y: top - 40, width: Math.max(400, right - left + 80), height: Math.max(300, bottom - top + 80) }, false);
 }
 
 function showUnavailable(message: string | null, deviceKey: string): void {
