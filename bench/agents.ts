@@ -13,6 +13,7 @@
  * create sent → notification about that object on the host socket), realtime fan-out latency,
  * server CPU and RSS; then a sample of the agents' action logs.
  */
+import { printServerLog, runBench, type BenchRun } from './benchRun.js';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { HocuspocusProvider, HocuspocusProviderWebsocket } from '@hocuspocus/provider';
@@ -256,20 +257,13 @@ async function runPhase(bench: Bench, phase: string, agentsOn: boolean) {
   };
 }
 
-let cleanup: () => Promise<void> = async () => undefined;
-function abort(reason: string): void {
-  console.error(`bench:agents aborted: ${reason}`);
-  void cleanup().finally(() => process.exit(1));
-}
-
-async function main(): Promise<void> {
+async function main(run: BenchRun): Promise<void> {
   const tutorsPerBoard = [...Array(AGENTS).keys()].filter((a) => ROLES[a % ROLES.length]!.name === 'tutor').length;
   const expectedAnswers = (RATE / OBJECT_TYPES.length) * (WARMUP + SECONDS) * tutorsPerBoard;
   if (expectedAnswers > AI_REQUESTS_PER_MONTH * 0.9) console.warn(`~${Math.round(expectedAnswers)} answers may exceed the plan's ${AI_REQUESTS_PER_MONTH} AI requests a month: the rest are logged refused`);
-  const service = await startService(abort);
+  const service = await startService(run.abort);
   const bench: Bench = { service, boards: [], writers: [], watchers: [], arrivals: new Map(), fanOut: [] };
-  cleanup = async () => {
-    cleanup = async () => undefined;
+  run.cleanup = async () => {
     for (const client of [...bench.writers, ...bench.watchers]) client.close();
     await service.stop();
   };
@@ -288,18 +282,8 @@ async function main(): Promise<void> {
   console.table(rows);
   console.log(`fan-out p99 on/off: ${(on.fanOutP99 / off.fanOutP99).toFixed(2)}`);
   console.table(await actionLogSample(bench.service, bench.boards));
-  if (service.logged.size > 0) console.log('server warnings and errors:');
-  for (const [entry, count] of [...service.logged].sort((a, b) => b[1] - a[1]).slice(0, 10)) console.log(`  ${count}× ${entry}`);
+  printServerLog(service.logged);
 }
 
 const budgetMs = (60 + 2 * (WARMUP + SECONDS + DRAIN_MS / 1000) + BOARDS * 1.5) * 1000 + 120_000;
-const watchdog = setTimeout(() => abort(`the run took longer than ${Math.round(budgetMs / 1000)} s`), budgetMs);
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => abort(`interrupted (${signal})`));
-try {
-  await main();
-  await cleanup();
-  clearTimeout(watchdog);
-  process.exit(0);
-} catch (error) {
-  abort(error instanceof Error ? error.stack ?? error.message : String(error));
-}
+await runBench('bench:agents', budgetMs, main);

@@ -14,6 +14,7 @@
  * peer page draws the same objects as plain SVG (clientPeer.ts): the browser's own floor, so
  * the client's cost reads as a ratio on a machine whose speed drifts.
  */
+import { printServerLog, runBench, type BenchRun } from './benchRun.js';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -162,26 +163,19 @@ function row(open: string, marks: Marks[]) {
   };
 }
 
-let cleanup: () => Promise<void> = async () => undefined;
-function abort(reason: string): void {
-  console.error(`bench:client aborted: ${reason}`);
-  void cleanup().finally(() => process.exit(1));
-}
-
 async function builtClient(): Promise<{ script: string; scriptBytes: number; scriptGzipBytes: number }> {
   if (!values['skip-build']) return buildClient({ quiet: true });
   return JSON.parse(readFileSync(new URL('../dist/client/manifest.json', import.meta.url), 'utf8')) as { script: string; scriptBytes: number; scriptGzipBytes: number };
 }
 
-async function main(): Promise<void> {
+async function main(run: BenchRun): Promise<void> {
   const setupStarted = performance.now();
   const built = await builtClient();
-  const service = await startService(abort);
+  const service = await startService(run.abort);
   const objects = boardObjects();
   const peer = await startPeer(objects);
   const launched: { browser?: Browser } = {};
-  cleanup = async () => {
-    cleanup = async () => undefined;
+  run.cleanup = async () => {
     await launched.browser?.close().catch(() => undefined);
     await peer.close();
     await service.stop();
@@ -208,18 +202,8 @@ async function main(): Promise<void> {
   console.log(`client/peer (painted p50): cold ${(clientCold / peerCold).toFixed(2)}×, warm ${(clientWarm / peerWarm).toFixed(2)}×`);
   console.log(`board script ${built.script}: ${(built.scriptGzipBytes / 1024).toFixed(1)} KB gzipped (${(built.scriptBytes / 1024).toFixed(1)} KB)`);
   if (errors.length > 0) console.log(`page errors (${errors.length}):\n  ${[...new Set(errors)].slice(0, 10).join('\n  ')}`);
-  if (service.logged.size > 0) console.log('server warnings and errors:');
-  for (const [entry, count] of [...service.logged].sort((a, b) => b[1] - a[1]).slice(0, 10)) console.log(`  ${count}× ${entry}`);
+  printServerLog(service.logged);
 }
 
 const budgetMs = 180_000 + RUNS * 4 * OPEN_TIMEOUT_MS;
-const watchdog = setTimeout(() => abort(`the run took longer than ${Math.round(budgetMs / 1000)} s`), budgetMs);
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => abort(`interrupted (${signal})`));
-try {
-  await main();
-  await cleanup();
-  clearTimeout(watchdog);
-  process.exit(0);
-} catch (error) {
-  abort(error instanceof Error ? (error.stack ?? error.message) : String(error));
-}
+await runBench('bench:client', budgetMs, main);
