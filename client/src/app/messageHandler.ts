@@ -31,7 +31,8 @@ export function handleServerMessage(page: BoardPage, payload: string): void {
     case 'agent:notification':
       return page.say(`${message.agent.name}: ${message.title ? `${message.title} — ` : ''}${message.message}`, message.level === 'warning' || message.level === 'error' ? 'warning' : 'info');
     case 'rate-limited':
-      return page.say('You are drawing faster than the board sends: your changes are merged, nothing is lost.');
+      // The server merged this page's messages (nothing is lost): no one needs telling.
+      return;
     case 'error':
       return page.say(`The server refused a request: ${message.message}`, 'warning');
     case 'subscribed':

@@ -1,14 +1,15 @@
 import type { FrameRecord, FrameSet } from '../model/frames.js';
 import { containsPoint, type Camera, type Rect } from '../view/camera.js';
 
-const LOCATION_INTERVAL_MS = 250;
+/** At most one location a second: the socket's budget is 10 messages a second, most of it for cursors. */
+const LOCATION_INTERVAL_MS = 1000;
 
 export const boundsOf = (frame: FrameRecord): Rect => ({ x: frame.bounds_x, y: frame.bounds_y, width: frame.bounds_width, height: frame.bounds_height });
 
 /**
  * Where a student may look and where the host sees it look: a hard lock holds the view in
  * its frame, a soft lock warns when the view leaves it (hosts are never held), navigation moves
- * the view, and the view's frame and bounds go to the server at most every 250 ms.
+ * the view, and the view's frame and bounds go to the server at most once a second.
  */
 export class ViewportRules {
   private lock: { frameId: string; mode: 'soft' | 'hard' } | null = null;

@@ -39,12 +39,16 @@ export interface ParticipantView {
   user_name?: string | null;
 }
 
-const CURSOR_INTERVAL_MS = 60;
+/**
+ * The server lets 10 messages a second through per socket (README "Rate limit"); the cursor takes
+ * at most 8 of them, the view's location 1, leaving room for edits. Cursors glide between updates.
+ */
+const CURSOR_INTERVAL_MS = 125;
 
 /**
  * Who is here and where their cursors are. The server's participant events say who is
  * connected; awareness adds names, cursors and agents' thinking. This page's own cursor is
- * sent at most every 60 ms (the awareness protocol carries the latest state only).
+ * sent at most every 125 ms (the awareness protocol carries the latest state only).
  */
 export class Presence {
   private readonly joined = new Map<string, ParticipantView>();

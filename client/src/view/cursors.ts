@@ -11,7 +11,7 @@ interface DrawnCursor {
 }
 
 /**
- * Other people's cursors over the board. Their positions arrive every 60 ms or so; each
+ * Other people's cursors over the board. Their positions arrive every 125 ms or so; each
  * cursor glides to the newest one instead of jumping (what perfect-cursors does for tldraw).
  */
 export class CursorLayer {
