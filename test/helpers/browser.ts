@@ -59,9 +59,19 @@ export interface Participant {
   errors: string[];
 }
 
+/** How a participant's browser context is made (a desktop window unless told otherwise). */
+export interface OpenOptions {
+  /** Wait until the board is shown (default true). */
+  waitForReady?: boolean;
+  /** The window size in CSS pixels (default 1280×800). */
+  viewport?: { width: number; height: number };
+  /** A touch screen (taps send touch pointer events), as on a phone. */
+  touch?: boolean;
+}
+
 export interface BrowserSuite {
   /** Opens an access link in a new context and waits until the board is shown. */
-  open(link: string, options?: { waitForReady?: boolean }): Promise<Participant>;
+  open(link: string, options?: OpenOptions): Promise<Participant>;
 }
 
 /**
@@ -85,9 +95,9 @@ export function browserForSuite(): BrowserSuite {
     await browser?.close();
   });
   return {
-    async open(link, { waitForReady: wait = true } = {}) {
+    async open(link, { waitForReady: wait = true, viewport = { width: 1280, height: 800 }, touch = false } = {}) {
       if (!browser) throw new Error('the browser is used before beforeAll launched it');
-      const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      const context = await browser.newContext({ viewport, hasTouch: touch, isMobile: touch });
       context.setDefaultTimeout(WAIT_MS);
       const page = await context.newPage();
       const participant: Participant = { context, page, errors: [] };
@@ -238,3 +248,22 @@ export async function openFramesPanel(page: Page): Promise<void> {
   }
   await panel.waitFor({ state: 'visible' });
 }
+
+/** The screen point (page pixels) at the middle of an object as the scene draws it. */
+export async function objectCentre(page: Page, objectId: string): Promise<Point> {
+  const box = await page.locator(`#scene g.object[data-object-id="${objectId}"] .body, #scene g.object[data-object-id="${objectId}"] .hit`).first().boundingBox();
+  if (!box) throw new Error(`object ${objectId} is not drawn`);
+  return { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+}
+
+/** Drags the mouse between two screen points in small steps (a hand, not a jump). */
+export async function dragScreen(page: Page, from: Point, to: Point): Promise<void> {
+  await page.mouse.move(from.x, from.y);
+  await page.mouse.down();
+  await page.mouse.move(to.x, to.y, { steps: 8 });
+  await page.mouse.up();
+}
+
+/** The names of the IndexedDB databases the page's origin holds now. */
+export const databaseNames = (page: Page): Promise<string[]> =>
+  page.evaluate(async () => (await indexedDB.databases()).map((database) => database.name ?? ''));

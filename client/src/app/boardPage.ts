@@ -2,7 +2,7 @@ import { BoardApi } from '../api.js';
 import { deviceKeyOf, type BoardLink } from '../boardLink.js';
 import { PointerTools, type Tool } from '../input/pointerTools.js';
 import { TextEditor } from '../input/textEditor.js';
-import { BoardEditor, type EditResult } from '../model/boardEditor.js';
+import { BoardEditor, type EditRefusal, type EditResult } from '../model/boardEditor.js';
 import { FrameSet } from '../model/frames.js';
 import { BoardDocuments, forgetDeviceCopies } from '../session/boardDocuments.js';
 import { Presence } from '../session/presence.js';
@@ -22,6 +22,13 @@ import type { BoardPage } from './page.js';
 import type { PageHooks } from './pageHooks.js';
 
 const $ = <T extends HTMLElement>(selector: string) => document.querySelector<T>(selector)!;
+
+const REFUSALS: Record<EditRefusal, string> = {
+  missing: 'That object is gone.',
+  locked: 'The host locked that object: it stays as it is.',
+  'read-only': 'You can look at this area but not change it.',
+  'not-yours': 'You cannot change that: it belongs to someone else.',
+};
 
 /** Opens the board the page's address names. */
 export async function openBoard(link: BoardLink, hooks: PageHooks): Promise<void> {
@@ -65,7 +72,7 @@ function assemble(link: BoardLink, state: StartupState, deviceKey: string, api: 
       syncChanged: () => showSyncState($('#sync-status'), page.syncState()),
     },
   });
-  const editor = new BoardEditor(link.boardId, documents, frames, () => userId);
+  const editor = new BoardEditor(link.boardId, documents, frames, () => userId, me.role === 'host');
   const board = documents.open(link.boardId, false, true);
   editor.track(board);
   const presence = new Presence(board.provider, { id: userId, name: userName, color: me.color, role: me.role });
@@ -74,7 +81,7 @@ function assemble(link: BoardLink, state: StartupState, deviceKey: string, api: 
   showPresence(presence, camera);
   const say = (text: string, level: 'info' | 'warning' = 'info') => notify($('#notices'), text, level);
   const refused = (result: EditResult) => {
-    if (!result.ok) say(result.refusal === 'missing' ? 'That object is gone.' : 'You cannot change that: it belongs to someone else or is read-only.', 'warning');
+    if (!result.ok) say(REFUSALS[result.refusal], 'warning');
   };
   const textEditor = new TextEditor($<HTMLTextAreaElement>('#text-editor'), editor, camera, refused);
   const tools = createTools(page, { editor, scene, camera, frames, api, presence, textEditor, color: me.color, say, refused });

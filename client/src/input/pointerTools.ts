@@ -1,4 +1,5 @@
 import type { BoardEditor, EditResult } from '../model/boardEditor.js';
+import { Pinch } from './pinch.js';
 import { DEFAULT_SIZE } from '../model/boardObject.js';
 import type { Camera, Rect } from '../view/camera.js';
 import { element, strokePath, type Scene } from '../view/scene.js';
@@ -44,13 +45,18 @@ export class PointerTools {
   private gesture: Gesture = { kind: 'none' };
   /** An object just created: its text editor opens once the press ends (a press would take the focus away). */
   private editOnRelease: string | null = null;
+  private readonly pinch: Pinch;
 
   constructor(private readonly host: ToolHost) {
+    this.pinch = new Pinch(host.camera, (event) => this.local(event));
     const svg = host.scene.svg;
     svg.addEventListener('pointerdown', (event) => this.down(event));
     svg.addEventListener('pointermove', (event) => this.move(event));
     svg.addEventListener('pointerup', (event) => this.up(event));
-    svg.addEventListener('pointercancel', () => this.cancel());
+    svg.addEventListener('pointercancel', (event) => {
+      this.pinch.up(event);
+      this.cancel();
+    });
     svg.addEventListener('pointerleave', () => host.pointerMoved(null));
     svg.addEventListener('dblclick', (event) => {
       const id = host.scene.objectAt(event.clientX, event.clientY);
@@ -74,6 +80,7 @@ export class PointerTools {
     const screen = this.local(event);
     const point = this.host.camera.toBoard(screen.x, screen.y);
     this.host.scene.svg.setPointerCapture(event.pointerId);
+    if (this.pinch.down(event)) return this.cancel();
     if (event.button === 1 || this.tool === 'hand') {
       this.gesture = { kind: 'pan', lastX: event.clientX, lastY: event.clientY };
       return;
@@ -117,6 +124,7 @@ export class PointerTools {
   }
 
   private move(event: PointerEvent): void {
+    if (this.pinch.move(event)) return;
     const screen = this.local(event);
     const point = this.host.camera.toBoard(screen.x, screen.y);
     this.host.pointerMoved(point);
@@ -133,8 +141,12 @@ export class PointerTools {
         gesture.moved = true;
         previewTranslate(this.host.scene, gesture.id, gesture.origin.x + point.x - gesture.startX, gesture.origin.y + point.y - gesture.startY);
         return;
-      case 'resize':
+      case 'resize': {
+        const object = this.host.editor.find(gesture.id);
+        const size = resizedTo(gesture, point);
+        if (object) this.host.scene.drawObject(gesture.id, { ...object, ...size });
         return;
+      }
       case 'frame':
         gesture.next = frameBoundsAfter(gesture, point);
         previewFrame(this.host.scene, gesture.frameId, gesture.bounds, gesture.next);
@@ -147,6 +159,7 @@ export class PointerTools {
   }
 
   private up(event: PointerEvent): void {
+    if (this.pinch.up(event)) return;
     if (this.editOnRelease) {
       const id = this.editOnRelease;
       this.editOnRelease = null;
@@ -160,12 +173,9 @@ export class PointerTools {
       case 'move':
         if (gesture.moved) this.finish(this.host.editor.update(gesture.id, { position: { x: round(gesture.origin.x + point.x - gesture.startX), y: round(gesture.origin.y + point.y - gesture.startY) } }), gesture.id);
         return;
-      case 'resize': {
-        const width = Math.max(24, round(gesture.size.width + point.x - gesture.startX));
-        const height = Math.max(24, round(gesture.size.height + point.y - gesture.startY));
-        this.finish(this.host.editor.update(gesture.id, { width, height }), gesture.id);
+      case 'resize':
+        this.finish(this.host.editor.update(gesture.id, resizedTo(gesture, point)), gesture.id);
         return;
-      }
       case 'ink':
         gesture.path.remove();
         this.commitInk(gesture.points);
@@ -181,8 +191,9 @@ export class PointerTools {
   }
 
   private cancel(): void {
+    this.editOnRelease = null;
     if (this.gesture.kind === 'ink') this.gesture.path.remove();
-    if (this.gesture.kind === 'move') this.redraw(this.gesture.id);
+    if (this.gesture.kind === 'move' || this.gesture.kind === 'resize') this.redraw(this.gesture.id);
     this.gesture = { kind: 'none' };
   }
 
@@ -227,10 +238,14 @@ export class PointerTools {
     }
   }
 
+  /** Draws an object as its document holds it (after a refused edit, or an abandoned gesture). */
   private redraw(id: string): void {
-    const object = this.host.editor.find(id);
-    if (object) previewTranslate(this.host.scene, id, object.position.x, object.position.y);
+    this.host.scene.drawObject(id, this.host.editor.find(id));
   }
+}
+
+function resizedTo(gesture: { startX: number; startY: number; size: { width: number; height: number } }, point: { x: number; y: number }) {
+  return { width: Math.max(24, round(gesture.size.width + point.x - gesture.startX)), height: Math.max(24, round(gesture.size.height + point.y - gesture.startY)) };
 }
 
 /** A frame's bounds after a drag: moved whole, or resized from its corner (the API's minimum is 100). */

@@ -4,7 +4,7 @@ import { objectMap, readObject, type BoardObject } from './boardObject.js';
 import { zoneDocumentName, type FrameSet } from './frames.js';
 
 /** Why an edit was not made: the page says so instead of letting the server undo it. */
-export type EditRefusal = 'read-only' | 'not-yours' | 'missing';
+export type EditRefusal = 'read-only' | 'not-yours' | 'locked' | 'missing';
 
 export type EditResult = { ok: true } | { ok: false; refusal: EditRefusal };
 
@@ -26,6 +26,7 @@ export class BoardEditor {
     private readonly documents: BoardDocuments,
     private readonly frames: FrameSet,
     private readonly author: () => string | null,
+    private readonly isHost: boolean,
   ) {}
 
   /** Starts tracking a document's local edits (called when it opens). */
@@ -53,7 +54,7 @@ export class BoardEditor {
     return null;
   }
 
-  create(object: Omit<BoardObject, 'document' | 'createdBy'>): EditResult {
+  create(object: Omit<BoardObject, 'document' | 'createdBy' | 'locked'>): EditResult {
     if (!this.frames.mayWrite(null, object.position)) return { ok: false, refusal: 'not-yours' };
     const handle = this.documentAt(object.position);
     if (!handle) return { ok: false, refusal: 'missing' };
@@ -66,6 +67,7 @@ export class BoardEditor {
   update(id: string, changes: Partial<Pick<BoardObject, 'data' | 'position' | 'width' | 'height'>>): EditResult {
     const current = this.find(id);
     if (!current) return { ok: false, refusal: 'missing' };
+    if (current.locked && !this.isHost) return { ok: false, refusal: 'locked' };
     const source = this.documents.get(current.document)!;
     const after = changes.position ?? current.position;
     if (source.readOnly || !this.frames.mayWrite(current.position, after)) return { ok: false, refusal: 'not-yours' };
@@ -79,15 +81,21 @@ export class BoardEditor {
       }, LOCAL_ORIGIN);
       return OK;
     }
-    const moved = { ...current, ...changes };
+    // Carried whole, its lock included (only a host moves a locked object).
+    const { locked, ...moved } = { ...current, ...changes };
     source.doc.transact(() => source.objects.delete(id), LOCAL_ORIGIN);
-    target.doc.transact(() => target.objects.set(id, objectMap(moved, new Date())), LOCAL_ORIGIN);
+    target.doc.transact(() => {
+      const map = objectMap(moved, new Date());
+      if (locked) map.set('locked', true);
+      target.objects.set(id, map);
+    }, LOCAL_ORIGIN);
     return OK;
   }
 
   remove(id: string): EditResult {
     const current = this.find(id);
     if (!current) return { ok: false, refusal: 'missing' };
+    if (current.locked && !this.isHost) return { ok: false, refusal: 'locked' };
     const handle = this.documents.get(current.document)!;
     if (handle.readOnly || !this.frames.mayWrite(current.position, null)) return { ok: false, refusal: 'not-yours' };
     handle.doc.transact(() => handle.objects.delete(id), LOCAL_ORIGIN);

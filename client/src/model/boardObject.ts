@@ -9,6 +9,8 @@ export interface BoardObject {
   width: number;
   height: number;
   createdBy: string | null;
+  /** Locked by the host (`PATCH …/objects/<id>` `{"locked": true}`): guests may not change it. */
+  locked: boolean;
   /** The document that holds it: the board's or a zone's. */
   document: string;
 }
@@ -37,12 +39,13 @@ export function readObject(id: string, value: unknown, document: string): BoardO
     width: positive(map.get('width'), size.width),
     height: positive(map.get('height'), size.height),
     createdBy: typeof map.get('created_by') === 'string' ? (map.get('created_by') as string) : null,
+    locked: map.get('locked') === true,
     document,
   };
 }
 
 /** The fields of a new object, in the layout REST writes. */
-export function objectMap(object: Omit<BoardObject, 'document'>, now: Date): Y.Map<unknown> {
+export function objectMap(object: Omit<BoardObject, 'document' | 'locked'>, now: Date): Y.Map<unknown> {
   return new Y.Map<unknown>(
     Object.entries({
       id: object.id,

@@ -100,7 +100,8 @@ export class Scene {
 
 function renderObject(object: BoardObject): SVGGElement {
   const known = KNOWN_TYPES.has(object.type);
-  const group = element('g', { class: known ? `object ${object.type}` : 'object unknown', 'data-object-id': object.id, 'data-type': object.type });
+  const classes = `object ${known ? object.type : 'unknown'}${object.locked ? ' locked' : ''}`;
+  const group = element('g', { class: classes, 'data-object-id': object.id, 'data-type': object.type });
   group.setAttribute('transform', `translate(${object.position.x} ${object.position.y})`);
   const { width, height } = object;
   const color = typeof object.data.color === 'string' ? object.data.color : null;
@@ -124,6 +125,7 @@ function renderObject(object: BoardObject): SVGGElement {
   const text = textOf(object) ?? (known ? null : firstText(object.data));
   if (text !== null || object.type === 'sticky' || object.type === 'text') group.append(textBox(text ?? '', width, height, known ? 0 : 22));
   group.append(element('rect', { class: 'resize-handle', x: width - 6, y: height - 6, width: 12, height: 12 }));
+  if (object.locked) group.append(lockBadge(width));
   return group;
 }
 
@@ -137,6 +139,15 @@ function isRound(data: Record<string, unknown>): boolean {
 function firstText(data: Record<string, unknown>): string | null {
   const value = Object.values(data).find((candidate) => typeof candidate === 'string' && candidate.trim() !== '');
   return typeof value === 'string' ? value.slice(0, 500) : null;
+}
+
+/** A small padlock in the corner of a locked object. */
+function lockBadge(width: number): SVGGElement {
+  const badge = element('g', { class: 'lock-badge', transform: `translate(${width - 22} 6)` });
+  const title = element('title', {});
+  title.textContent = 'Locked by the host';
+  badge.append(title, element('rect', { x: 2, y: 7, width: 12, height: 9, rx: 2 }), element('path', { d: 'M5 7V5a3 3 0 016 0v2' }));
+  return badge;
 }
 
 function textBox(text: string, width: number, height: number, top: number): SVGForeignObjectElement {
