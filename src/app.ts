@@ -13,7 +13,10 @@ import { systemClock, type Clock } from './clock.js';
 import type { AppConfig } from './config.js';
 import { EventBus } from './events/bus.js';
 import { apiRouter } from './http/apiRouter.js';
+import { Router } from 'express';
 import { boardPageRouter } from './http/boardPage.js';
+import { componentFilesRouter } from './http/componentFilesRoute.js';
+import { ComponentService } from './components/componentService.js';
 import { createHttpApp } from './http/httpApp.js';
 import { FrameDirectory } from './frames/frameDirectory.js';
 import { FrameService } from './frames/frameService.js';
@@ -100,6 +103,7 @@ export async function startApp(options: AppOptions): Promise<App> {
   await access.backfillLookupHashes();
   const frameDirectory = new FrameDirectory(db);
   const objectTypes = new ObjectTypeService({ db, clock, logger, quotas });
+  const components = new ComponentService({ db, clock, quotas, componentsUrl: () => config.componentsUrl ?? appUrl });
   const realtime = createRealtime({
     database,
     access,
@@ -183,6 +187,8 @@ export async function startApp(options: AppOptions): Promise<App> {
     agents: agents.service,
     quotas,
     rateLimits: new ApiRateLimits({ config: config.rateLimits, limiters, clock }),
+    components,
+    appOrigin: () => new URL(appUrl).origin,
   });
   const app = createHttpApp({
     logger,
@@ -191,7 +197,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     checkDatabase: async () => {
       await db.$queryRawUnsafe('SELECT 1');
     },
-    pages: boardPageRouter(),
+    pages: Router().use(boardPageRouter(), componentFilesRouter(components, () => new URL(appUrl).origin)),
   });
   server.on('request', app);
   realtime.listen(server);

@@ -10,6 +10,8 @@ export interface AppConfig {
   redisUrl?: string;
   /** Base of access links and component files. @default `http://localhost:<listening port>` */
   appUrl?: string;
+  /** Origin that serves component files (a separate, cookie-less origin in production). @default the app URL */
+  componentsUrl?: string;
   /** Ensures an organization with this API key exists at start. */
   bootstrapApiKey?: string;
   /** @default 'professional' */
@@ -94,6 +96,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     databaseUrl,
     redisUrl: env.REDIS_URL || undefined,
     appUrl: env.APP_URL ? env.APP_URL.replace(/\/+$/, '') : undefined,
+    componentsUrl: env.COMPONENTS_URL ? env.COMPONENTS_URL.replace(/\/+$/, '') : undefined,
     bootstrapApiKey: env.BOOTSTRAP_API_KEY || undefined,
     bootstrapPlan: env.BOOTSTRAP_PLAN || 'professional',
     adminToken: env.ADMIN_TOKEN || undefined,

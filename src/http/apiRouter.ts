@@ -12,7 +12,9 @@ import type { ApiRateLimits } from '../rateLimits/apiRateLimits.js';
 import type { LiveDocuments } from '../boards/ports.js';
 import type { Users } from '../users/users.js';
 import type { SubscriptionService } from '../webhooks/subscriptionService.js';
+import type { ComponentService } from '../components/componentService.js';
 import { ApiKeyAuthenticator, requireOrganizationCredential } from './auth.js';
+import { componentFilesRouter } from './componentFilesRoute.js';
 import { authenticateBoardCaller } from './boardCaller.js';
 import { meterApiCalls } from './policies/apiCallMeter.js';
 import { rateLimitPolicy } from './policies/rateLimitPolicy.js';
@@ -21,6 +23,7 @@ import { agentPresetRoutes, agentRoutes } from './routes/agentRoutes.js';
 import { authRoutes } from './routes/authRoutes.js';
 import { mcpRoutes } from './routes/mcpRoutes.js';
 import { boardRoutes } from './routes/boardRoutes.js';
+import { componentRoutes } from './routes/componentRoutes.js';
 import { frameRoutes } from './routes/frameRoutes.js';
 import { objectTypeRoutes } from './routes/objectTypeRoutes.js';
 import { organizationRoutes } from './routes/organizationRoutes.js';
@@ -45,6 +48,9 @@ export interface ApiServices {
   agents: AgentService;
   quotas: QuotaService;
   rateLimits: ApiRateLimits;
+  components: ComponentService;
+  /** The app's origin: the only one allowed to frame component files. */
+  appOrigin: () => string;
 }
 
 /**
@@ -71,6 +77,9 @@ export function apiRouter(services: ApiServices): Router {
   api.use('/agent-presets', requireApiKey, agentPresetRoutes(services.agents));
   api.use('/webhooks', requireApiKey, webhookRoutes(services.subscriptions));
   api.use('/object-types', requireApiKey, objectTypeRoutes(services.objectTypes));
+  // Component files are public (SPEC: `GET /components/files/…`, no credential), here and at the app's root.
+  api.use(componentFilesRouter(services.components, services.appOrigin));
+  api.use('/components', componentRoutes(services.components, apiKeys));
   api.use('/auth', authRoutes(services.users.auth));
   api.use('/organizations', organizationRoutes(organizations, requireKeyOrUserToken));
   api.use('/quota', quotaRoutes(quotas, requireKeyOrUserToken));

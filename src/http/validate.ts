@@ -2,6 +2,7 @@ import { Ajv, type ErrorObject, type SchemaObject, type ValidateFunction } from 
 import addFormatsModule from 'ajv-formats';
 import type { RequestHandler } from 'express';
 import { errors, type AppError, type FieldError } from '../errors.js';
+import { fieldOf, messageOf } from '../util/ajvErrors.js';
 import { freeJsonKeyword } from '../util/ajvKeywords.js';
 import { findJsonViolation, REQUEST_BODY_LIMITS, textProblem } from '../util/jsonBounds.js';
 
@@ -31,26 +32,6 @@ firstErrorAjv.addKeyword(freeJsonKeyword);
 
 /** Size keywords: when the first problem is one of these, it is the answer (see firstErrorAjv). */
 const SIZE_KEYWORDS = new Set(['maxItems', 'maxProperties', 'maxLength', 'freeJson']);
-
-function fieldOf(error: ErrorObject): string {
-  const path = error.instancePath.replace(/^\//, '').replace(/\//g, '.');
-  if (error.keyword === 'required') return [path, error.params.missingProperty].filter(Boolean).join('.');
-  if (error.keyword === 'additionalProperties') return [path, error.params.additionalProperty].filter(Boolean).join('.');
-  return path || '(body)';
-}
-
-function messageOf(error: ErrorObject): string {
-  switch (error.keyword) {
-    case 'required':
-      return 'is required';
-    case 'additionalProperties':
-      return 'is not a known field';
-    case 'enum':
-      return `must be one of: ${(error.params.allowedValues as unknown[]).join(', ')}`;
-    default:
-      return error.message ?? 'is invalid';
-  }
-}
 
 /**
  * The spec's 400 from a list of field problems: `message[]` and `details[]`, duplicates

@@ -113,6 +113,21 @@ export class QuotaService {
     return this.withRoomFor(organizationId, 'object_types', (tx) => this.deps.gauges.objectTypes(tx, organizationId), create);
   }
 
+  /**
+   * Runs `create` only if `bytes` more fit both the component storage and the organization's
+   * storage (boards and components together), serialized with the organization's other steps.
+   */
+  withRoomForComponent<T>(organizationId: string, bytes: number, create: (tx: Db) => Promise<T>): Promise<T> {
+    return this.deps.serializer.run(organizationId, async (db, plan) => {
+      if (!plan) throw errors.notFound('Organization');
+      const components = await this.deps.gauges.componentBytes(db, organizationId);
+      this.assertRoom(plan as Plan, 'storage_component', components, bytes);
+      const boards = await this.deps.gauges.boardBytes(organizationId);
+      this.assertRoom(plan as Plan, 'storage_org', boards + components, bytes);
+      return create(db);
+    });
+  }
+
   private async organization(id: string): Promise<Organization | null> {
     const row = await this.deps.db.organization.findUnique({ where: { id } });
     return row ? { id: row.id, name: row.name, plan: row.plan as Plan } : null;

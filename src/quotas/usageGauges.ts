@@ -7,7 +7,7 @@ export type OnlineParticipants = (boardId: string) => number;
 /**
  * Measures the quotas that are a state rather than a count per period: active boards, the
  * busiest board's participants, registered object types, and storage (bytes of the boards'
- * documents: snapshots plus update log, zone documents included).
+ * documents: snapshots plus update log, zone documents included; and of published components).
  */
 export class UsageGauges {
   constructor(
@@ -40,13 +40,23 @@ export class UsageGauges {
       case 'object_types':
         return this.objectTypes(this.db, organizationId);
       case 'storage_org':
-        return storage.reduce((sum, bytes) => sum + bytes, 0);
+        return storage.reduce((sum, bytes) => sum + bytes, 0) + (await this.componentBytes(this.db, organizationId));
       case 'storage_board':
         return Math.max(0, ...storage);
       case 'storage_component':
-        // Components are not stored by this release; nothing counts against it yet.
-        return 0;
+        return this.componentBytes(this.db, organizationId);
     }
+  }
+
+  /** Bytes of the organization's published, undeleted component versions (as inflated). */
+  async componentBytes(db: Db, organizationId: string): Promise<number> {
+    const total = await db.componentVersion.aggregate({ _sum: { totalBytes: true }, where: { deletedAt: null, component: { organizationId } } });
+    return total._sum.totalBytes ?? 0;
+  }
+
+  /** Bytes of all the organization's boards' documents. */
+  async boardBytes(organizationId: string): Promise<number> {
+    return (await this.storageByBoard(organizationId)).reduce((sum, bytes) => sum + bytes, 0);
   }
 
   private async busiestBoard(organizationId: string, now: Date): Promise<number> {

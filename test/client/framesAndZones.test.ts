@@ -48,6 +48,18 @@ async function waitForViewport(page: Page, frame: Bounds, inside = true): Promis
   );
 }
 
+/** Waits until the viewport stops moving (an animation ended): the same bounds over several frames. */
+async function waitForStillViewport(page: Page): Promise<void> {
+  let previous = '';
+  await eventually(async () => {
+    await nextFrames(page);
+    const now = JSON.stringify(await viewportOf(page));
+    const still = now === previous;
+    previous = now;
+    return still;
+  }, 10_000);
+}
+
 /**
  * A pan with the mouse, kept inside the scene (so no pointer leaves it): from one side of the
  * scene's middle to the other by `share` of its size. The viewport is read after every step.
@@ -105,6 +117,8 @@ describe('browser client: frames and zones', () => {
     const { board, frameId, host, guest } = await boardWithFarFrame();
     await frameControl(host, frameId, '[data-action="navigate"]').click();
     await waitForViewport(guest.page, FAR_FRAME);
+    // The navigation glides (smooth): the pan below starts once the view has come to rest.
+    await waitForStillViewport(guest.page);
 
     // Without a lock the guest may wander off: the same pan that the lock must stop moves the view out.
     await chooseTool(guest.page, 'hand');

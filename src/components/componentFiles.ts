@@ -1,0 +1,109 @@
+import { errors } from '../errors.js';
+import type { Db } from '../store/database.js';
+import { latestOf, type VersionRecord } from './versions.js';
+
+/** A component file ready to serve. */
+export interface ServedFile {
+  bytes: Buffer;
+  contentType: string;
+  /** Strong validator: the SHA-256 of the content. */
+  etag: string;
+  /** The version served (`latest` resolved). */
+  version: string;
+  /** Asked for by exact version (cacheable for ever) rather than `latest`. */
+  exact: boolean;
+  /** Set when the version is deprecated: the author's message (possibly empty). */
+  deprecation: string | null;
+}
+
+interface KnownVersion extends VersionRecord {
+  id: string;
+  entry: string;
+}
+
+interface KnownComponent {
+  versions: KnownVersion[];
+  readAt: number;
+}
+
+/** How long a component's versions are trusted from memory: a deletion on another instance shows within this. */
+const VERSIONS_TTL_MS = 5_000;
+/** Memory kept for hot file contents (blobs never change: no invalidation needed). */
+const BLOB_CACHE_BYTES = 32 * 1024 * 1024;
+
+/**
+ * Serves component files from the database, so every instance serves every component. File
+ * contents are cached by hash in a bounded LRU; a component's version list for a few seconds.
+ */
+export class ComponentFiles {
+  private readonly components = new Map<string, KnownComponent>();
+  private readonly blobs = new Map<string, Buffer>();
+  private blobBytes = 0;
+
+  constructor(private readonly db: Db) {}
+
+  async get(name: string, requested: string, path: string): Promise<ServedFile> {
+    const component = await this.component(name);
+    const exact = requested !== 'latest';
+    const versionName = exact ? requested : latestOf(component.versions);
+    const version = component.versions.find((candidate) => candidate.version === versionName);
+    if (!version) throw errors.notFound(`Component version ${name}@${requested}`);
+    if (version.deletedAt) throw errors.gone(`${name}@${version.version} was deleted by its author`);
+    const filePath = path === '' ? version.entry : path.normalize('NFC');
+    const file = await this.db.componentFile.findUnique({ where: { versionId_path: { versionId: version.id, path: filePath } } });
+    if (!file) throw errors.notFound(`File ${filePath} of ${name}@${version.version}`);
+    return {
+      bytes: await this.blob(file.blobHash),
+      contentType: file.contentType,
+      etag: `"${file.blobHash}"`,
+      version: version.version,
+      exact,
+      deprecation: version.deprecated ? (version.deprecationMessage ?? '') : null,
+    };
+  }
+
+  /** Drops what this instance knows of a component's versions (after it changed here). */
+  forget(name: string): void {
+    this.components.delete(name);
+  }
+
+  private async component(name: string): Promise<KnownComponent> {
+    const known = this.components.get(name);
+    if (known && Date.now() - known.readAt < VERSIONS_TTL_MS) return known;
+    const row = await this.db.component.findUnique({
+      where: { name },
+      include: { versions: { select: { id: true, version: true, entry: true, deprecated: true, deprecationMessage: true, deletedAt: true } } },
+    });
+    if (!row) throw errors.notFound(`Component ${name}`);
+    const fresh = { versions: row.versions, readAt: Date.now() };
+    this.components.set(name, fresh);
+    if (this.components.size > 1_000) this.components.delete(this.components.keys().next().value!);
+    return fresh;
+  }
+
+  private async blob(hash: string): Promise<Buffer> {
+    const cached = this.blobs.get(hash);
+    if (cached) {
+      // Map order is the LRU order: a hit moves to the back.
+      this.blobs.delete(hash);
+      this.blobs.set(hash, cached);
+      return cached;
+    }
+    const row = await this.db.componentBlob.findUnique({ where: { hash }, select: { content: true } });
+    if (!row) throw errors.notFound('Component file');
+    const bytes = Buffer.from(row.content);
+    this.remember(hash, bytes);
+    return bytes;
+  }
+
+  private remember(hash: string, bytes: Buffer): void {
+    if (bytes.length > BLOB_CACHE_BYTES / 8) return;
+    this.blobs.set(hash, bytes);
+    this.blobBytes += bytes.length;
+    for (const [oldest, content] of this.blobs) {
+      if (this.blobBytes <= BLOB_CACHE_BYTES) break;
+      this.blobs.delete(oldest);
+      this.blobBytes -= content.length;
+    }
+  }
+}

@@ -1,0 +1,153 @@
+import { createHash, randomUUID } from 'node:crypto';
+import semver from 'semver';
+import type { Clock } from '../clock.js';
+import { AppError, errors } from '../errors.js';
+import type { Db } from '../store/database.js';
+import { readComponentPackage, type ComponentPackage } from './componentPackage.js';
+import { ComponentFiles, type ServedFile } from './componentFiles.js';
+import type { Manifest } from './manifest.js';
+import { latestOf } from './versions.js';
+
+/** What components need from quotas: storage is measured and refused in one serialized step. */
+export interface ComponentQuota {
+  /** Runs `create` only if `bytes` more fit the organization's `storage_component` and `storage_org` (402 otherwise). */
+  withRoomForComponent<T>(organizationId: string, bytes: number, create: (db: Db) => Promise<T>): Promise<T>;
+}
+
+export interface ComponentServiceDependencies {
+  db: Db;
+  clock: Clock;
+  quotas: ComponentQuota;
+  /** `COMPONENTS_URL` (default `APP_URL`): where component files are served from. */
+  componentsUrl: () => string;
+}
+
+/**
+ * The component registry: publishing (every byte of a ZIP checked before anything is
+ * stored), versions (immutable; `latest` is the highest release by semver), deprecation and
+ * deletion (a deleted `name@version` is never published again), and the files served.
+ */
+export class ComponentService {
+  readonly files: ComponentFiles;
+
+  constructor(private readonly deps: ComponentServiceDependencies) {
+    this.files = new ComponentFiles(deps.db);
+  }
+
+  async publish(organizationId: string, zip: Buffer) {
+    const pkg = await readComponentPackage(zip);
+    const { name, version } = pkg.manifest;
+    const existing = await this.deps.db.component.findUnique({ where: { name }, include: { versions: { where: { version } } } });
+    if (existing && existing.organizationId !== organizationId) throw errors.forbidden(`The component name "${name}" belongs to another organization`);
+    const taken = existing?.versions[0];
+    if (taken?.deletedAt) throw errors.conflict(`${name}@${version} was published and deleted; a version number is never used twice (publish a new version)`);
+    if (taken) throw errors.conflict(`${name}@${version} is already published; published versions never change (publish a new version)`);
+    const now = this.deps.clock.now();
+    try {
+      await this.deps.quotas.withRoomForComponent(organizationId, pkg.totalBytes, (db) => store(db, organizationId, pkg, now));
+    } catch (error) {
+      if (isUniqueViolation(error)) throw errors.conflict(`${name}@${version} is already published`);
+      throw error;
+    }
+    return {
+      status: 'published',
+      component: { name, version, url: this.fileUrl(name, version, pkg.manifest.entry), assetsBaseUrl: this.fileUrl(name, version, '') },
+      publishedAt: now.toISOString(),
+    };
+  }
+
+  async list(organizationId: string) {
+    const components = await this.deps.db.component.findMany({
+      where: { organizationId },
+      include: { versions: { where: { deletedAt: null }, orderBy: { publishedAt: 'asc' } } },
+      orderBy: { name: 'asc' },
+    });
+    return {
+      components: components.map((component) => {
+        const versions = semver.rsort(component.versions.map((row) => row.version));
+        const newest = component.versions.find((row) => row.version === latestOf(component.versions));
+        const manifest = newest ? (JSON.parse(newest.manifest) as Manifest) : null;
+        return {
+          name: component.name,
+          versions,
+          latest: latestOf(component.versions),
+          author: manifest?.author ?? null,
+          deprecated: component.versions.filter((row) => row.deprecated).map((row) => ({ version: row.version, message: row.deprecationMessage })),
+        };
+      }),
+    };
+  }
+
+  async deprecate(organizationId: string, name: string, version: string, change: { deprecated: boolean; message?: string | null }) {
+    const row = await this.ownedVersion(organizationId, name, version);
+    const message = change.deprecated ? (change.message ?? null) : null;
+    await this.deps.db.componentVersion.update({ where: { id: row.id }, data: { deprecated: change.deprecated, deprecationMessage: message } });
+    this.files.forget(name);
+    return { name, version, deprecated: change.deprecated, message };
+  }
+
+  /** Deletes a version's files; its `name@version` stays taken, and boards pinning it get an error object. */
+  async remove(organizationId: string, name: string, version: string): Promise<void> {
+    const row = await this.ownedVersion(organizationId, name, version);
+    const { db } = this.deps;
+    // Marked first: from here the version answers 410 and its bytes stop counting, whatever
+    // happens to the cleanup below (no transaction: on SQLite one would hold the write lock).
+    await db.componentVersion.update({ where: { id: row.id }, data: { deletedAt: this.deps.clock.now(), totalBytes: 0 } });
+    this.files.forget(name);
+    const files = await db.componentFile.findMany({ where: { versionId: row.id }, select: { blobHash: true } });
+    await db.componentFile.deleteMany({ where: { versionId: row.id } });
+    // A blob other versions still use stays: content-addressed files are shared.
+    await db.componentBlob.deleteMany({ where: { hash: { in: [...new Set(files.map((file) => file.blobHash))] }, files: { none: {} } } });
+  }
+
+  /** A file as `GET /components/files/<name>@<version>/<path>` serves it; `version` may be `latest`. */
+  file(name: string, version: string, path: string): Promise<ServedFile> {
+    return this.files.get(name, version, path);
+  }
+
+  private async ownedVersion(organizationId: string, name: string, version: string) {
+    const row = await this.deps.db.componentVersion.findFirst({ where: { version, component: { name, organizationId } } });
+    if (!row || row.deletedAt) throw errors.notFound(`Component version ${name}@${version}`);
+    return row;
+  }
+
+  private fileUrl(name: string, version: string, path: string): string {
+    return `${this.deps.componentsUrl()}/components/files/${name}@${version}/${path}`;
+  }
+}
+
+/**
+ * Stores a checked package: the blobs first (content-addressed, so a blob written by a failed
+ * publish is harmless and removed below), then the version and its files in one nested write,
+ * which Prisma makes atomic: a version is either whole or absent.
+ */
+async function store(db: Db, organizationId: string, pkg: ComponentPackage, now: Date): Promise<void> {
+  const { name, version, entry } = pkg.manifest;
+  const component = await db.component.upsert({ where: { name }, create: { id: randomUUID(), organizationId, name, createdAt: now }, update: {} });
+  if (component.organizationId !== organizationId) throw errors.forbidden(`The component name "${name}" belongs to another organization`);
+  const files = pkg.files.map((file) => ({ ...file, hash: createHash('sha256').update(file.bytes).digest('hex') }));
+  for (const file of files) {
+    await db.componentBlob.upsert({ where: { hash: file.hash }, create: { hash: file.hash, content: file.bytes as Uint8Array<ArrayBuffer>, size: file.bytes.length }, update: {} });
+  }
+  try {
+    await db.componentVersion.create({
+      data: {
+        id: randomUUID(),
+        componentId: component.id,
+        version,
+        manifest: JSON.stringify(pkg.manifest),
+        entry,
+        totalBytes: pkg.totalBytes,
+        publishedAt: now,
+        files: { create: files.map((file) => ({ path: file.path, blobHash: file.hash, contentType: file.contentType, size: file.bytes.length })) },
+      },
+    });
+  } catch (error) {
+    await db.componentBlob.deleteMany({ where: { hash: { in: files.map((file) => file.hash) }, files: { none: {} } } }).catch(() => undefined);
+    throw error;
+  }
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return !(error instanceof AppError) && typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'P2002';
+}

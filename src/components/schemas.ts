@@ -1,0 +1,18 @@
+/** `PATCH /components/<name>/<version>`: deprecate (with a message) or undeprecate a version. */
+export const deprecateSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['deprecated'],
+  properties: {
+    deprecated: { type: 'boolean' },
+    message: { type: ['string', 'null'], maxLength: 1000 },
+  },
+} as const;
+
+export interface DeprecateInput {
+  deprecated: boolean;
+  message?: string | null;
+}
+
+/** A component name as manifests may carry it (and never `latest`). */
+export const COMPONENT_NAME = /^[a-z0-9]+(-[a-z0-9]+)*$/;

@@ -1,0 +1,44 @@
+import { Router, type Request, type Response } from 'express';
+import type { ComponentService } from '../../components/componentService.js';
+import { PACKAGE_LIMITS } from '../../components/packageLimits.js';
+import { deprecateSchema, type DeprecateInput } from '../../components/schemas.js';
+import { errors } from '../../errors.js';
+import { organizationOf, type ApiKeyAuthenticator } from '../auth.js';
+import { readMultipart } from '../multipart.js';
+import { validateBody } from '../validate.js';
+
+/**
+ * The component registry's API, mounted at /api/v1/components. Publishing takes the ZIP as
+ * `bundle` with the key in the form field `apiKey` (the stated form), or as `package` with
+ * the `X-API-Key` header (the other flow); the header, when sent, is checked before the body is read.
+ */
+export function componentRoutes(components: ComponentService, apiKeys: ApiKeyAuthenticator): Router {
+  const router = Router();
+  const requireApiKey = apiKeys.required();
+  const org = (res: Response) => organizationOf(res).id;
+
+  router.post('/publish', async (req, res) => {
+    const headerKey = apiKeys.presentedKey(req);
+    if (headerKey) await apiKeys.authenticate(headerKey, req, res);
+    const form = await readMultipart(req, res, { fileBytes: PACKAGE_LIMITS.maxBundleBytes, fileFields: ['bundle', 'package'] });
+    if (!headerKey) await authenticateFormKey(apiKeys, form.fields.get('apiKey'), req, res);
+    if (!form.file) throw errors.badRequest('The ZIP is missing: send it as the file field `bundle`');
+    res.json(await components.publish(org(res), form.file.bytes));
+  });
+  router.get('/', requireApiKey, async (_req, res) => {
+    res.json(await components.list(org(res)));
+  });
+  router.patch('/:name/:version', requireApiKey, validateBody(deprecateSchema), async (req, res) => {
+    res.json(await components.deprecate(org(res), String(req.params.name), String(req.params.version), req.body as DeprecateInput));
+  });
+  router.delete('/:name/:version', requireApiKey, async (req, res) => {
+    await components.remove(org(res), String(req.params.name), String(req.params.version));
+    res.status(204).end();
+  });
+  return router;
+}
+
+async function authenticateFormKey(apiKeys: ApiKeyAuthenticator, key: string | undefined, req: Request, res: Response): Promise<void> {
+  if (!key) throw errors.unauthorized('Missing API key: send it as the form field `apiKey` (or the X-API-Key header)');
+  await apiKeys.authenticate(key, req, res);
+}
