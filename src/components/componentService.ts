@@ -43,12 +43,7 @@ export class ComponentService {
     if (taken?.deletedAt) throw errors.conflict(`${name}@${version} was published and deleted; a version number is never used twice (publish a new version)`);
     if (taken) throw errors.conflict(`${name}@${version} is already published; published versions never change (publish a new version)`);
     const now = this.deps.clock.now();
-    try {
-      await this.deps.quotas.withRoomForComponent(organizationId, pkg.totalBytes, (db) => store(db, organizationId, pkg, now));
-    } catch (error) {
-      if (isUniqueViolation(error)) throw errors.conflict(`${name}@${version} is already published`);
-      throw error;
-    }
+    await this.storeWithRetry(organizationId, pkg, now);
     return {
       status: 'published',
       component: { name, version, url: this.fileUrl(name, version, pkg.manifest.entry), assetsBaseUrl: this.fileUrl(name, version, '') },
@@ -97,12 +92,31 @@ export class ComponentService {
     const files = await db.componentFile.findMany({ where: { versionId: row.id }, select: { blobHash: true } });
     await db.componentFile.deleteMany({ where: { versionId: row.id } });
     // A blob other versions still use stays: content-addressed files are shared.
-    await db.componentBlob.deleteMany({ where: { hash: { in: [...new Set(files.map((file) => file.blobHash))] }, files: { none: {} } } });
+    // A publish racing this may have just referenced one of these blobs: then it stays (or that
+    // publish writes it again), and an orphan left here is only unreferenced bytes.
+    await db.componentBlob.deleteMany({ where: { hash: { in: [...new Set(files.map((file) => file.blobHash))] }, files: { none: {} } } }).catch(() => undefined);
   }
 
   /** A file as `GET /components/files/<name>@<version>/<path>` serves it; `version` may be `latest`. */
   file(name: string, version: string, path: string): Promise<ServedFile> {
     return this.files.get(name, version, path);
+  }
+
+  /**
+   * Stores a package; a blob this publish wrote may be removed by a deletion racing it (blobs are
+   * shared by content between versions and organizations), so a missing blob is written again:
+   * a fresh attempt each time (on PostgreSQL the failed transaction is gone).
+   */
+  private async storeWithRetry(organizationId: string, pkg: ComponentPackage, now: Date): Promise<void> {
+    const { name, version } = pkg.manifest;
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await this.deps.quotas.withRoomForComponent(organizationId, pkg.totalBytes, (db) => store(db, organizationId, pkg, now));
+      } catch (error) {
+        if (prismaCode(error) === 'P2002') throw errors.conflict(`${name}@${version} is already published`);
+        if (prismaCode(error) !== 'P2003' || attempt === 3) throw error;
+      }
+    }
   }
 
   private async ownedVersion(organizationId: string, name: string, version: string) {
@@ -148,6 +162,9 @@ async function store(db: Db, organizationId: string, pkg: ComponentPackage, now:
   }
 }
 
-function isUniqueViolation(error: unknown): boolean {
-  return !(error instanceof AppError) && typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'P2002';
+/** Prisma's error code (P2002 unique, P2003 foreign key), or null for anything else. */
+function prismaCode(error: unknown): string | null {
+  if (error instanceof AppError || typeof error !== 'object' || error === null) return null;
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' ? code : null;
 }

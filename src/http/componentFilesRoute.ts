@@ -62,7 +62,7 @@ function notModified(req: Request, etag: string): boolean {
   return header !== undefined && header.split(',').some((candidate) => candidate.trim() === etag || candidate.trim() === '*');
 }
 
-/** Headers carry Latin-1 only: anything else is escaped. */
+/** Headers carry Latin-1 only: the message is shortened, then escaped (never cut inside an escape). */
 function asciiHeader(text: string): string {
-  return encodeURIComponent(text).slice(0, 500);
+  return encodeURIComponent(text.slice(0, 200));
 }

@@ -109,11 +109,12 @@ describe('budget', () => {
     expect(spent).toBeLessThanOrEqual(budgetTokens);
     for (const entry of refused) {
       expect(entry).toMatchObject({ shouldAct: false, tokensUsed: 0, errorMessage: expect.stringMatching(/^Token budget: this call may need \d+ tokens, \d+ remain$/) });
-      // Refused only because the call could not be paid for, with exactly what the paid calls left
-      // (every call costs the same here, so no refusal comes before a paid call).
+      // Refused only because the call could not be paid for. Answers differ in length, so a call
+      // refused for needing a few tokens more than remained may be followed by a cheaper one that
+      // fits: what remained at a refusal is never less than what remains at the end.
       const [needed, remaining] = (entry.errorMessage as string).match(/\d+/g)!.map(Number);
       expect(remaining).toBeLessThan(needed!);
-      expect(remaining).toBe(budgetTokens - spent);
+      expect(remaining).toBeGreaterThanOrEqual(budgetTokens - spent);
     }
     const stats = await expectOk(server, 'GET', `/boards/${board.board_uuid}/agents/${agent.id}/stats`);
     expect(stats).toMatchObject({ tokensSpent: spent, budgetRemaining: budgetTokens - spent, actionsCount: paid.length });
