@@ -38,7 +38,9 @@ export function componentFilesRouter(components: ComponentService, appOrigin: ()
   router.get('/components/files/:spec{/*path}', async (req, res) => {
     const match = SPEC.exec(String(req.params.spec));
     if (!match) throw errors.notFound('Component file');
-    const path = Array.isArray(req.params.path) ? (req.params.path).join('/') : '';
+    const path = Array.isArray(req.params.path) ? req.params.path.join('/') : '';
+    // `name@1.0.0` without its slash would resolve the entry's relative URLs one folder too high.
+    if (path === '' && !req.path.endsWith('/')) return void res.redirect(301, `${req.baseUrl}${req.path}/`);
     const file = await components.file(match[1]!, match[2]!, path);
     res.set({
       'Content-Type': file.contentType,
