@@ -21,8 +21,17 @@ interface KnownVersion extends VersionRecord {
   entry: string;
 }
 
+interface FileRef {
+  blobHash: string;
+  contentType: string;
+}
+
 interface KnownComponent {
   versions: KnownVersion[];
+  /** `latest` resolved once per read, not per request. */
+  latest: string | null;
+  /** A version's files, loaded on first use: published files never change. */
+  files: Map<string, Promise<Map<string, FileRef>>>;
   readAt: number;
 }
 
@@ -33,10 +42,13 @@ const BLOB_CACHE_BYTES = 32 * 1024 * 1024;
 
 /**
  * Serves component files from the database, so every instance serves every component. File
- * contents are cached by hash in a bounded LRU; a component's version list for a few seconds.
+ * contents are cached by hash in a bounded LRU; a component's version list (and `latest`) for a
+ * few seconds, each version's file list for as long as the version lives (it never changes).
  */
 export class ComponentFiles {
   private readonly components = new Map<string, KnownComponent>();
+  /** Reads in flight: when a component's entry expires under load, one query serves every request waiting for it. */
+  private readonly loading = new Map<string, Promise<KnownComponent>>();
   private readonly blobs = new Map<string, Buffer>();
   private blobBytes = 0;
 
@@ -45,12 +57,12 @@ export class ComponentFiles {
   async get(name: string, requested: string, path: string): Promise<ServedFile> {
     const component = await this.component(name);
     const exact = requested !== 'latest';
-    const versionName = exact ? requested : latestOf(component.versions);
+    const versionName = exact ? requested : component.latest;
     const version = component.versions.find((candidate) => candidate.version === versionName);
     if (!version) throw errors.notFound(`Component version ${name}@${requested}`);
     if (version.deletedAt) throw errors.gone(`${name}@${version.version} was deleted by its author`);
     const filePath = path === '' ? version.entry : path.normalize('NFC');
-    const file = await this.db.componentFile.findUnique({ where: { versionId_path: { versionId: version.id, path: filePath } } });
+    const file = (await this.filesOf(component, version.id)).get(filePath);
     if (!file) throw errors.notFound(`File ${filePath} of ${name}@${version.version}`);
     return {
       bytes: await this.blob(file.blobHash),
@@ -67,18 +79,41 @@ export class ComponentFiles {
     this.components.delete(name);
   }
 
-  private async component(name: string): Promise<KnownComponent> {
+  private component(name: string): Promise<KnownComponent> {
     const known = this.components.get(name);
-    if (known && Date.now() - known.readAt < VERSIONS_TTL_MS) return known;
+    if (known && Date.now() - known.readAt < VERSIONS_TTL_MS) return Promise.resolve(known);
+    let pending = this.loading.get(name);
+    if (!pending) {
+      pending = this.load(name, known).finally(() => this.loading.delete(name));
+      this.loading.set(name, pending);
+    }
+    return pending;
+  }
+
+  private async load(name: string, previous: KnownComponent | undefined): Promise<KnownComponent> {
     const row = await this.db.component.findUnique({
       where: { name },
       include: { versions: { select: { id: true, version: true, entry: true, deprecated: true, deprecationMessage: true, deletedAt: true } } },
     });
     if (!row) throw errors.notFound(`Component ${name}`);
-    const fresh = { versions: row.versions, readAt: Date.now() };
+    // Files of versions still alive stay known; a deleted version's are dropped with it.
+    const files = new Map([...(previous?.files ?? [])].filter(([id]) => row.versions.some((version) => version.id === id && !version.deletedAt)));
+    const fresh = { versions: row.versions, latest: latestOf(row.versions), files, readAt: Date.now() };
     this.components.set(name, fresh);
     if (this.components.size > 1_000) this.components.delete(this.components.keys().next().value!);
     return fresh;
+  }
+
+  private filesOf(component: KnownComponent, versionId: string): Promise<Map<string, FileRef>> {
+    let files = component.files.get(versionId);
+    if (!files) {
+      files = this.db.componentFile
+        .findMany({ where: { versionId }, select: { path: true, blobHash: true, contentType: true } })
+        .then((rows) => new Map(rows.map((row) => [row.path, { blobHash: row.blobHash, contentType: row.contentType }])));
+      component.files.set(versionId, files);
+      files.catch(() => component.files.delete(versionId));
+    }
+    return files;
   }
 
   private async blob(hash: string): Promise<Buffer> {
