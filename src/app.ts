@@ -103,7 +103,7 @@ export async function startApp(options: AppOptions): Promise<App> {
   await access.backfillLookupHashes();
   const frameDirectory = new FrameDirectory(db);
   const objectTypes = new ObjectTypeService({ db, clock, logger, quotas });
-  const components = new ComponentService({ db, clock, quotas, componentsUrl: () => config.componentsUrl ?? appUrl });
+  const components = new ComponentService({ db, clock, quotas, componentsUrl: () => config.componentsUrl ?? appUrl, appUrl: () => appUrl });
   const realtime = createRealtime({
     database,
     access,
@@ -149,6 +149,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     webhooks: webhooks.boardKeys,
     quotas,
     objectRules: objectTypes,
+    components,
     logger,
   });
   const objects = new ObjectService({ boards, documents: realtime.documents, frames: frameDirectory, objectRules: objectTypes, clock });

@@ -12,6 +12,7 @@ import { newObject } from './objectService.js';
 import type { BoardObjectRules, DocumentAuthor, LiveDocuments } from './ports.js';
 import type { AccessLinks } from './presenter.js';
 import type { BoardConfigInput, BoardStatus, CreateBoardInput, UpdateBoardInput } from './schemas.js';
+import { registryReference, type ComponentPins } from './componentPins.js';
 
 const HOUR_MS = 3_600_000;
 /** Most boards one expiry sweep handles; the next sweep takes the rest. */
@@ -32,6 +33,8 @@ export interface BoardServiceDependencies {
   quotas: BoardQuota;
   /** The rules objects must pass before they are written (custom object types). */
   objectRules: BoardObjectRules;
+  /** Registry components a board's `config.components[]` pins. */
+  components: ComponentPins;
   logger: Logger;
 }
 
@@ -117,6 +120,7 @@ export class BoardService {
     const board = await this.get(caller, id);
     requireHost(caller, 'change the board');
     this.checkOutboundUrls(input);
+    await this.checkPinnedComponents(input.config);
     const now = this.deps.clock.now();
     const issued = input.webhook_url ? this.webhookSecretFor(input.webhook_url, board) : null;
     const row = await this.deps.db.board.update({
@@ -243,6 +247,7 @@ export class BoardService {
     const hasTutorial = Object.values(tutorial).some((value) => value !== undefined);
     const tokenNonce = randomBytes(16).toString('base64url');
     this.checkOutboundUrls(input);
+    await this.checkPinnedComponents(input.config);
     const issued = input.webhook_url ? this.webhookSecretFor(input.webhook_url, null) : null;
     const data = {
       id,
@@ -298,6 +303,22 @@ export class BoardService {
     for (const [index, component] of (input.config?.components ?? []).entries()) {
       const target = component.url === undefined ? null : httpTargetOf(component.url);
       const problem = target === null ? null : urlProblem(target);
+      if (problem) problems.push({ field: `config.components.${index}.url`, message: problem });
+    }
+    if (problems.length > 0) throw errors.badRequest(problems.map(({ field, message }) => `${field} ${message}`), problems);
+  }
+
+  /**
+   * Refuses (400, naming the entry) a `config.components[]` entry that names a version of this
+   * registry which is not published, or was deleted: a board never pins what cannot be served.
+   */
+  private async checkPinnedComponents(config: BoardConfigInput | undefined): Promise<void> {
+    const problems: FieldError[] = [];
+    const origins = this.deps.components.origins();
+    for (const [index, component] of (config?.components ?? []).entries()) {
+      const reference = component.url === undefined ? null : registryReference(component.url, component.version, origins);
+      if (!reference) continue;
+      const problem = 'problem' in reference ? reference.problem : await this.deps.components.pinProblem(reference.name, reference.version);
       if (problem) problems.push({ field: `config.components.${index}.url`, message: problem });
     }
     if (problems.length > 0) throw errors.badRequest(problems.map(({ field, message }) => `${field} ${message}`), problems);

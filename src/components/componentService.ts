@@ -20,6 +20,8 @@ export interface ComponentServiceDependencies {
   quotas: ComponentQuota;
   /** `COMPONENTS_URL` (default `APP_URL`): where component files are served from. */
   componentsUrl: () => string;
+  /** `APP_URL`: component files are served there too. */
+  appUrl: () => string;
 }
 
 /**
@@ -95,6 +97,21 @@ export class ComponentService {
     // A publish racing this may have just referenced one of these blobs: then it stays (or that
     // publish writes it again), and an orphan left here is only unreferenced bytes.
     await db.componentBlob.deleteMany({ where: { hash: { in: [...new Set(files.map((file) => file.blobHash))] }, files: { none: {} } } }).catch(() => undefined);
+  }
+
+  /** Why a board may not pin `name@version` (`latest`: any version left), or null: it is published and not deleted. */
+  async pinProblem(name: string, version: string): Promise<string | null> {
+    const component = await this.deps.db.component.findUnique({ where: { name }, include: { versions: { select: { version: true, deletedAt: true, deprecated: true, deprecationMessage: true } } } });
+    if (!component) return `names the component ${name}, which is not published`;
+    if (version === 'latest') return latestOf(component.versions) === null ? `names ${name}@latest, but every version of it was deleted` : null;
+    const row = component.versions.find((candidate) => candidate.version === version);
+    if (!row) return `names ${name}@${version}, which is not published`;
+    return row.deletedAt ? `names ${name}@${version}, which was deleted` : null;
+  }
+
+  /** The origins this registry's files are served from. */
+  origins(): string[] {
+    return [...new Set([this.deps.componentsUrl(), this.deps.appUrl()].map((url) => new URL(url).origin))];
   }
 
   /** A file as `GET /components/files/<name>@<version>/<path>` serves it; `version` may be `latest`. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { expectErrorBody } from '../helpers/assertions.js';
+import { publishComponent, uniqueComponentName } from '../helpers/components.js';
 import { serverForSuite } from '../helpers/fixtures.js';
 
 /**
@@ -61,7 +62,10 @@ describe('in production (WEBHOOK_ALLOW_PRIVATE=false)', () => {
   });
 
   it('POST /boards creates a board (201) with a public https provider URL holding placeholders, public https components and component names', async () => {
-    const components = [PUBLIC_COMPONENT, '/components/files/quiz@1.0.0/index.html', 'component://quiz@1.0.0', 'quiz@latest'];
+    // A path of this registry must name a published version (test/components/boardPins.test.ts).
+    const quiz = uniqueComponentName('quiz');
+    await publishComponent(server, quiz, '1.0.0');
+    const components = [PUBLIC_COMPONENT, `/components/files/${quiz}@1.0.0/index.html`, 'component://quiz@1.0.0', 'quiz@latest'];
     const created = await server.api('POST', '/boards', { ...withProvider(PUBLIC_PROVIDER), config: withComponents(...components).config });
     expect(created.status).toBe(201);
     const read = await server.api('GET', `/boards/${created.body.board_uuid}`);
