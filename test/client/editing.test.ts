@@ -202,6 +202,33 @@ describe('browser client: editing', () => {
     await eventually(async () => (await objectsOf(guest.page)).find((object) => object.id === id)?.text === null);
   });
 
+  it('reaches an object with Tab and moves it with the arrow keys', async () => {
+    const board = await createBoard(server, 'Keyboard objects');
+    const created = await server.api('POST', `/boards/${board.board_uuid}/objects`, { type: 'sticky', data: { text: 'Move me' }, position: { x: 100, y: 100 } });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    const guest = await browsers.open(board.access_links.guest);
+    await waitForSceneText(guest.page, 'Move me');
+    // From the last toolbar button, Tab reaches the board, then its objects.
+    await guest.page.locator('nav#toolbar button[data-action="fit"]').focus();
+    const focusedObject = () => guest.page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.objectId);
+    for (let presses = 0; presses < 3 && (await focusedObject()) !== id; presses++) await guest.page.keyboard.press('Tab');
+    expect(await focusedObject()).toBe(id);
+    await guest.page.locator(`#scene g.object.selected[data-object-id="${id}"]`).waitFor({ state: 'attached' });
+    expect(await guest.page.locator(`#scene g.object[data-object-id="${id}"]`).getAttribute('aria-label')).toBe('sticky: Move me');
+
+    await guest.page.keyboard.press('ArrowRight');
+    await guest.page.keyboard.press('ArrowRight');
+    await guest.page.keyboard.press('Shift+ArrowDown');
+    await eventually(async () => {
+      const position = (await objectOf(server, board.board_uuid, id)).body.position;
+      return position.x === 120 && position.y === 150;
+    });
+    // Still in hand after being redrawn: the next key moves it again.
+    await guest.page.keyboard.press('ArrowLeft');
+    await eventually(async () => (await objectOf(server, board.board_uuid, id)).body.position.x === 110);
+  });
+
   it('chooses tools with their keys and labels every toolbar button', async () => {
     const board = await createBoard(server, 'Keyboard');
     const guest = await browsers.open(board.access_links.guest);

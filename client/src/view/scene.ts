@@ -45,8 +45,11 @@ export class Scene {
     }
     const group = renderObject(object);
     if (id === this.selected) group.classList.add('selected');
+    const focused = old !== undefined && old === document.activeElement;
     if (old) old.replaceWith(group);
     else this.objectsLayer.append(group);
+    // A keyboard user moving an object keeps it in hand while it is redrawn.
+    if (focused) group.focus();
     this.drawn.set(id, group);
   }
 
@@ -101,7 +104,9 @@ export class Scene {
 function renderObject(object: BoardObject): SVGGElement {
   const known = KNOWN_TYPES.has(object.type);
   const classes = `object ${known ? object.type : 'unknown'}${object.locked ? ' locked' : ''}`;
-  const group = element('g', { class: classes, 'data-object-id': object.id, 'data-type': object.type });
+  const group = element('g', { class: classes, 'data-object-id': object.id, 'data-type': object.type, tabindex: 0, role: 'button' });
+  // Reachable with Tab and named for screen readers: what it is and what it says.
+  group.setAttribute('aria-label', `${object.type}${textOf(object) ? `: ${textOf(object)!.slice(0, 200)}` : ''}`);
   group.setAttribute('transform', `translate(${object.position.x} ${object.position.y})`);
   const { width, height } = object;
   const color = typeof object.data.color === 'string' ? object.data.color : null;
