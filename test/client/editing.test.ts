@@ -9,32 +9,21 @@ import {
   objectCentre,
   objectsOf,
   toScreen,
-  viewportOf,
   waitForObjectText,
   waitForSceneText,
   type Point,
+  pointAt,
+  pixelsPerUnit,
 } from '../helpers/browser.js';
 import { QUIZ_SCHEMA, createBoard, serverForSuite } from '../helpers/fixtures.js';
 import type { TestServer } from '../helpers/testServer.js';
 import { eventually } from '../helpers/testServer.js';
-
-/** A board point a share of the way across and down what the page shows. */
-async function pointAt(page: Page, share: Point): Promise<Point> {
-  const view = await viewportOf(page);
-  return { x: Math.round(view.x + view.width * share.x), y: Math.round(view.y + view.height * share.y) };
-}
 
 /** The position the scene draws an object at (its `translate(x y)`), in board units. */
 async function drawnPosition(page: Page, objectId: string): Promise<Point | null> {
   const transform = await page.locator(`#scene g.object[data-object-id="${objectId}"]`).getAttribute('transform');
   const match = /translate\(([-\d.e]+)[ ,]+([-\d.e]+)\)/.exec(transform ?? '');
   return match ? { x: Number(match[1]), y: Number(match[2]) } : null;
-}
-
-/** Board units as screen pixels on this page (the scene's scale). */
-async function pixelsPerUnit(page: Page): Promise<number> {
-  const scene = await page.locator('svg#scene').boundingBox();
-  return scene!.width / (await viewportOf(page)).width;
 }
 
 /** Leaves whatever field has the focus by clicking an empty spot of the board with the select tool. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { browserForSuite, dragScreenBy, openFramesPanel, toScreen, chooseTool, viewportOf } from '../helpers/browser.js';
+import { browserForSuite, chooseTool, dragScreenBy, openFramesPanel, pixelsPerUnit, toScreen, viewportOf } from '../helpers/browser.js';
 import { createBoard, postFrame, serverForSuite } from '../helpers/fixtures.js';
 import { eventually } from '../helpers/testServer.js';
 
@@ -25,12 +25,10 @@ describe('browser client: the host edits frames, pages report their view', () =>
 
     const name = host.page.locator(`g.frame[data-frame-id="${frame.id}"] .frame-name`);
     const box = (await name.boundingBox())!;
-    const view = await viewportOf(host.page);
-    const scene = (await host.page.locator('svg#scene').boundingBox())!;
-    const pixelsPerUnit = scene.width / view.width;
+    const scale = await pixelsPerUnit(host.page);
     await host.page.mouse.move(box.x + 5, box.y + box.height / 2);
     await host.page.mouse.down();
-    await host.page.mouse.move(box.x + 5 + 100 * pixelsPerUnit, box.y + box.height / 2 + 50 * pixelsPerUnit, { steps: 8 });
+    await host.page.mouse.move(box.x + 5 + 100 * scale, box.y + box.height / 2 + 50 * scale, { steps: 8 });
     await host.page.mouse.up();
     await eventually(async () => {
       const moved = await frameOf(board.board_uuid, frame.id);
@@ -40,7 +38,7 @@ describe('browser client: the host edits frames, pages report their view', () =>
     const corner = await toScreen(host.page, { x: (await frameOf(board.board_uuid, frame.id)).bounds_x + 400, y: (await frameOf(board.board_uuid, frame.id)).bounds_y + 300 });
     await host.page.mouse.move(corner.x - 2, corner.y - 2);
     await host.page.mouse.down();
-    await host.page.mouse.move(corner.x + 100 * pixelsPerUnit, corner.y + 100 * pixelsPerUnit, { steps: 8 });
+    await host.page.mouse.move(corner.x + 100 * scale, corner.y + 100 * scale, { steps: 8 });
     await host.page.mouse.up();
     await eventually(async () => {
       const resized = await frameOf(board.board_uuid, frame.id);

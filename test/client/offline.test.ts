@@ -6,19 +6,12 @@ import {
   createTextObject,
   sceneHasText,
   statusOf,
-  viewportOf,
   waitForReady,
   waitForSceneText,
-  type Point,
+  pointAt,
 } from '../helpers/browser.js';
 import { createBoard, serverForSuite } from '../helpers/fixtures.js';
 import { eventually } from '../helpers/testServer.js';
-
-/** A board point inside what the page shows, a share of the way across and down. */
-async function pointAt(page: Page, share: Point): Promise<Point> {
-  const view = await viewportOf(page);
-  return { x: Math.round(view.x + view.width * share.x), y: Math.round(view.y + view.height * share.y) };
-}
 
 /** The texts of the objects the page shows (none when it could not open the board at all). */
 const shownTexts = (page: Page) => page.evaluate(() => (window.whiteboard?.objects() ?? []).map((o) => o.text));

@@ -168,6 +168,19 @@ export async function toScreen(page: Page, point: Point): Promise<Point> {
   return { x: box.x + ((point.x - view.x) * box.width) / view.width, y: box.y + ((point.y - view.y) * box.height) / view.height };
 }
 
+/** A board point a share of the way across and down what the page shows. */
+export async function pointAt(page: Page, share: Point): Promise<Point> {
+  const view = await viewportOf(page);
+  return { x: Math.round(view.x + view.width * share.x), y: Math.round(view.y + view.height * share.y) };
+}
+
+/** Board units as screen pixels on this page (the scene's scale). */
+export async function pixelsPerUnit(page: Page): Promise<number> {
+  const scene = await page.locator('svg#scene').boundingBox();
+  if (!scene) throw new Error('svg#scene is not laid out');
+  return scene.width / (await viewportOf(page)).width;
+}
+
 /** Clicks a board point; fails when it is not in the visible area (the click would miss). */
 export async function clickAt(page: Page, point: Point): Promise<void> {
   await expectVisible(page, point);

@@ -102,7 +102,7 @@ export function fitContent(page: BoardPage): void {
   const ownZone = me.role === 'guest' && me.user_id ? page.frames.list().find((frame) => (frame.assigned_user_id ?? frame.assigned_participant_id) === me.user_id) : undefined;
   if (ownZone) return page.camera.fit(boundsOf(ownZone), false);
   const boxes = [
-    ...page.documents.all().flatMap((handle) => [...handle.objects.keys()].map((id) => readObject(id, handle.objects.get(id), handle.name)).filter((o) => o !== null).map((o) => ({ x: o.position.x, y: o.position.y, width: o.width, height: o.height }))),
+    ...page.editor.all().map((o) => ({ x: o.position.x, y: o.position.y, width: o.width, height: o.height })),
     ...page.frames.list().map((frame) => ({ x: frame.bounds_x, y: frame.bounds_y, width: frame.bounds_width, height: frame.bounds_height })),
   ];
   if (boxes.length === 0) return page.camera.fit({ x: -100, y: -100, width: 1200, height: 800 }, false);

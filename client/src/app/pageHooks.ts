@@ -1,4 +1,4 @@
-import { readObject, textOf } from '../model/boardObject.js';
+import { textOf } from '../model/boardObject.js';
 import type { BoardPage } from './page.js';
 
 /** What `window.whiteboard` reads: the open board once there is one, or why there is none. */
@@ -23,13 +23,7 @@ export function exposeHooks(): PageHooks {
       const state = hooks.page.connection.state();
       return state.kind === 'closed' ? `closed:${state.reason}` : state.kind;
     },
-    objects: () =>
-      (hooks.page?.documents.all() ?? []).flatMap((handle) =>
-        [...handle.objects.keys()]
-          .map((id) => readObject(id, handle.objects.get(id), handle.name))
-          .filter((object) => object !== null)
-          .map((object) => ({ id: object.id, type: object.type, text: textOf(object), document: object.document })),
-      ),
+    objects: () => (hooks.page?.editor.all() ?? []).map((object) => ({ id: object.id, type: object.type, text: textOf(object), document: object.document })),
     role: () => hooks.page?.state.me.role ?? null,
     serviceWorkerReady: () => registration.then(async (ready) => ready && (navigator.serviceWorker.controller !== null || (await controllerChange()))),
     flushed: async () => hooks.page?.documents.flushed(),

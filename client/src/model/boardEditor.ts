@@ -54,6 +54,13 @@ export class BoardEditor {
     return null;
   }
 
+  /** Every object of every document this page holds. */
+  all(): BoardObject[] {
+    return this.documents.all().flatMap((handle) =>
+      [...handle.objects.keys()].map((id) => readObject(id, handle.objects.get(id), handle.name)).filter((object) => object !== null),
+    );
+  }
+
   create(object: Omit<BoardObject, 'document' | 'createdBy' | 'locked'>): EditResult {
     if (!this.frames.mayWrite(null, object.position)) return { ok: false, refusal: 'not-yours' };
     const handle = this.documentAt(object.position);
