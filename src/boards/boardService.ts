@@ -12,7 +12,7 @@ import { newObject } from './objectService.js';
 import type { BoardObjectRules, DocumentAuthor, LiveDocuments } from './ports.js';
 import type { AccessLinks } from './presenter.js';
 import type { BoardConfigInput, BoardStatus, CreateBoardInput, UpdateBoardInput } from './schemas.js';
-import { registryReference, type ComponentPins } from './componentPins.js';
+import type { ComponentPins } from './componentPins.js';
 
 const HOUR_MS = 3_600_000;
 /** Most boards one expiry sweep handles; the next sweep takes the rest. */
@@ -314,11 +314,8 @@ export class BoardService {
    */
   private async checkPinnedComponents(config: BoardConfigInput | undefined): Promise<void> {
     const problems: FieldError[] = [];
-    const origins = this.deps.components.origins();
     for (const [index, component] of (config?.components ?? []).entries()) {
-      const reference = component.url === undefined ? null : registryReference(component.url, component.version, origins);
-      if (!reference) continue;
-      const problem = 'problem' in reference ? reference.problem : await this.deps.components.pinProblem(reference.name, reference.version);
+      const problem = component.url === undefined ? null : await this.deps.components.pinProblem(component.url, component.version);
       if (problem) problems.push({ field: `config.components.${index}.url`, message: problem });
     }
     if (problems.length > 0) throw errors.badRequest(problems.map(({ field, message }) => `${field} ${message}`), problems);

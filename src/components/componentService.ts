@@ -6,6 +6,7 @@ import type { Db } from '../store/database.js';
 import { readComponentPackage, type ComponentPackage } from './componentPackage.js';
 import { ComponentFiles, type ServedFile } from './componentFiles.js';
 import type { Manifest } from './manifest.js';
+import { registryReference } from './registryPaths.js';
 import { latestOf } from './versions.js';
 
 /** What components need from quotas: storage is measured and refused in one serialized step. */
@@ -62,12 +63,13 @@ export class ComponentService {
     return {
       components: components.map((component) => {
         const versions = semver.rsort(component.versions.map((row) => row.version));
-        const newest = component.versions.find((row) => row.version === latestOf(component.versions));
+        const latest = latestOf(component.versions);
+        const newest = component.versions.find((row) => row.version === latest);
         const manifest = newest ? (JSON.parse(newest.manifest) as Manifest) : null;
         return {
           name: component.name,
           versions,
-          latest: latestOf(component.versions),
+          latest,
           author: manifest?.author ?? null,
           deprecated: component.versions.filter((row) => row.deprecated).map((row) => ({ version: row.version, message: row.deprecationMessage })),
         };
@@ -99,18 +101,25 @@ export class ComponentService {
     await db.componentBlob.deleteMany({ where: { hash: { in: [...new Set(files.map((file) => file.blobHash))] }, files: { none: {} } } }).catch(() => undefined);
   }
 
-  /** Why a board may not pin `name@version` (`latest`: any version left), or null: it is published and not deleted. */
-  async pinProblem(name: string, version: string): Promise<string | null> {
+  /**
+   * Why a board may not pin what a `config.components[]` entry names, or null: a URL of this
+   * registry must name a published, undeleted version (`latest`: while one is left); a URL of
+   * anywhere else is not the registry's to judge.
+   */
+  async pinProblem(url: string, version: string | undefined): Promise<string | null> {
+    const reference = registryReference(url, version, this.origins());
+    if (reference === null || 'problem' in reference) return reference?.problem ?? null;
+    const { name } = reference;
     const component = await this.deps.db.component.findUnique({ where: { name }, include: { versions: { select: { version: true, deletedAt: true, deprecated: true, deprecationMessage: true } } } });
     if (!component) return `names the component ${name}, which is not published`;
-    if (version === 'latest') return latestOf(component.versions) === null ? `names ${name}@latest, but every version of it was deleted` : null;
-    const row = component.versions.find((candidate) => candidate.version === version);
-    if (!row) return `names ${name}@${version}, which is not published`;
-    return row.deletedAt ? `names ${name}@${version}, which was deleted` : null;
+    if (reference.version === 'latest') return latestOf(component.versions) === null ? `names ${name}@latest, but every version of it was deleted` : null;
+    const row = component.versions.find((candidate) => candidate.version === reference.version);
+    if (!row) return `names ${name}@${reference.version}, which is not published`;
+    return row.deletedAt ? `names ${name}@${reference.version}, which was deleted` : null;
   }
 
   /** The origins this registry's files are served from. */
-  origins(): string[] {
+  private origins(): string[] {
     return [...new Set([this.deps.componentsUrl(), this.deps.appUrl()].map((url) => new URL(url).origin))];
   }
 

@@ -1,5 +1,6 @@
 import type { SchemaObject } from 'ajv';
 import semver from 'semver';
+import { COMPONENT_NAME } from './registryPaths.js';
 
 /**
  * A relative path inside the package, as the package reader normalises them: no leading `/`,
@@ -96,7 +97,7 @@ export const MANIFEST_SCHEMA: SchemaObject = {
   required: ['name', 'version', 'title', 'description', 'entry'],
   $defs: { valueSpec: object(VALUE_SPEC, ['type']) },
   properties: {
-    name: str(64, { pattern: '^[a-z0-9]+(-[a-z0-9]+)*$', format: 'unreserved-name' }),
+    name: str(64, { pattern: `^${COMPONENT_NAME}$`, format: 'unreserved-name' }),
     version: str(64, { format: 'semver' }),
     title: str(200, { minLength: 1 }),
     description: str(2_000),

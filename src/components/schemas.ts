@@ -13,6 +13,3 @@ export interface DeprecateInput {
   deprecated: boolean;
   message?: string | null;
 }
-
-/** A component name as manifests may carry it (and never `latest`). */
-export const COMPONENT_NAME = /^[a-z0-9]+(-[a-z0-9]+)*$/;

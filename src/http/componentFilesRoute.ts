@@ -1,5 +1,6 @@
 import { Router, type Request } from 'express';
 import type { ComponentService } from '../components/componentService.js';
+import { FILE_SPEC } from '../components/registryPaths.js';
 import { errors } from '../errors.js';
 
 /**
@@ -25,9 +26,6 @@ function componentPolicy(appOrigin: string): string {
   ].join('; ');
 }
 
-/** `<name>@<version>`, the version exact (semver) or `latest`. */
-const SPEC = /^([a-z0-9]+(?:-[a-z0-9]+)*)@([0-9A-Za-z.+-]{1,64})$/;
-
 /**
  * `GET {COMPONENTS_URL}/components/files/<name>@<version>/<path>` (also under /api/v1): public,
  * cookie-less, with the component policy on every file, immutable caching for an exact version
@@ -36,7 +34,7 @@ const SPEC = /^([a-z0-9]+(?:-[a-z0-9]+)*)@([0-9A-Za-z.+-]{1,64})$/;
 export function componentFilesRouter(components: ComponentService, appOrigin: () => string): Router {
   const router = Router();
   router.get('/components/files/:spec{/*path}', async (req, res) => {
-    const match = SPEC.exec(String(req.params.spec));
+    const match = FILE_SPEC.exec(String(req.params.spec));
     if (!match) throw errors.notFound('Component file');
     const path = Array.isArray(req.params.path) ? req.params.path.join('/') : '';
     // `name@1.0.0` without its slash would resolve the entry's relative URLs one folder too high.
