@@ -129,9 +129,9 @@ export class ComponentService {
   }
 
   /**
-   * Stores a package; a blob this publish wrote may be removed by a deletion racing it (blobs are
-   * shared by content between versions and organizations), so a missing blob is written again:
-   * a fresh attempt each time (on PostgreSQL the failed transaction is gone).
+   * Stores a package; a blob this publish found or wrote may be removed by a deletion racing it
+   * (blobs are shared by content between versions and organizations), so a missing blob is
+   * written again: a fresh attempt each time (on PostgreSQL the failed transaction is gone).
    */
   private async storeWithRetry(organizationId: string, pkg: ComponentPackage, now: Date): Promise<void> {
     const { name, version } = pkg.manifest;
@@ -140,7 +140,7 @@ export class ComponentService {
         return await this.deps.quotas.withRoomForComponent(organizationId, pkg.totalBytes, (db) => store(db, organizationId, pkg, now));
       } catch (error) {
         if (prismaCode(error) === 'P2002') throw errors.conflict(`${name}@${version} is already published`);
-        if (prismaCode(error) !== 'P2003' || attempt === 3) throw error;
+        if (!BLOB_VANISHED.has(prismaCode(error) ?? '') || attempt === 5) throw error;
       }
     }
   }
@@ -188,7 +188,13 @@ async function store(db: Db, organizationId: string, pkg: ComponentPackage, now:
   }
 }
 
-/** Prisma's error code (P2002 unique, P2003 foreign key), or null for anything else. */
+/**
+ * How a blob removed under a publish shows: the file's foreign key fails (P2003), or the blob's
+ * upsert found the row and then could not update it (P2025).
+ */
+const BLOB_VANISHED = new Set(['P2003', 'P2025']);
+
+/** Prisma's error code (P2002 unique, P2003 foreign key, P2025 not found), or null for anything else. */
 function prismaCode(error: unknown): string | null {
   if (error instanceof AppError || typeof error !== 'object' || error === null) return null;
   const code = (error as { code?: unknown }).code;

@@ -361,7 +361,7 @@ describe('concurrency', () => {
       const removal = new Promise((resolve) => setTimeout(resolve, round)).then(() => server.api('DELETE', `/components/${deleted}/1.0.0`));
       const [removed, publication] = await Promise.all([removal, publish(racing, { apiKey: other.apiKey })]);
       expect(removed.status).toBe(204);
-      if (publication.status !== 200) failures.push(`round ${round}: ${publication.status}`);
+      if (publication.status !== 200) failures.push(`round ${round}: ${publication.status} ${JSON.stringify(publication.body)}`);
     }
     expect(failures).toEqual([]);
   });
