@@ -16,7 +16,11 @@ import { apiRouter } from './http/apiRouter.js';
 import { Router } from 'express';
 import { boardPageRouter } from './http/boardPage.js';
 import { componentFilesRouter } from './http/componentFilesRoute.js';
+import { ComponentObjectRules } from './components/componentObjects.js';
 import { ComponentService } from './components/componentService.js';
+import { ComponentActions } from './components/componentActions.js';
+import { ComponentStorage } from './components/componentStorage.js';
+import { ComponentDataService } from './components/dataProvider.js';
 import { createHttpApp } from './http/httpApp.js';
 import { FrameDirectory } from './frames/frameDirectory.js';
 import { FrameService } from './frames/frameService.js';
@@ -46,6 +50,8 @@ export interface AppOptions {
   logger?: Logger;
   /** Wraps the Yjs document store; tests use it to inject storage failures. */
   decorateStore?: (store: DocumentStore) => DocumentStore;
+  /** Limits of board data provider calls; tests shorten the 5 s timeout. */
+  dataProvider?: { timeoutMs?: number; maxInFlightPerBoard?: number };
 }
 
 /** A running service. */
@@ -102,8 +108,8 @@ export async function startApp(options: AppOptions): Promise<App> {
   const access = new BoardAccess({ db, clock, tokens, quotas });
   await access.backfillLookupHashes();
   const frameDirectory = new FrameDirectory(db);
-  const objectTypes = new ObjectTypeService({ db, clock, logger, quotas });
   const components = new ComponentService({ db, clock, quotas, componentsUrl: () => config.componentsUrl ?? appUrl, appUrl: () => appUrl });
+  const objectTypes = new ObjectTypeService({ db, clock, logger, quotas, components: new ComponentObjectRules(components.manifests, () => config.webhookAllowPrivate) });
   const realtime = createRealtime({
     database,
     access,
@@ -115,6 +121,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     logger,
     decorateStore: options.decorateStore,
     socketMessages,
+    componentManifests: components.manifests,
   });
   participantsOnline = (boardId) => realtime.participantsOnline(boardId);
 
@@ -189,6 +196,9 @@ export async function startApp(options: AppOptions): Promise<App> {
     quotas,
     rateLimits: new ApiRateLimits({ config: config.rateLimits, limiters, clock }),
     components,
+    componentStorage: new ComponentStorage({ objects, manifests: components.manifests, documents: realtime.documents, frames: frameDirectory, db, clock }),
+    componentActions: new ComponentActions({ objects, manifests: components.manifests, db, bus, clock }),
+    componentData: new ComponentDataService({ boards, clock, logger, allowPrivate: config.webhookAllowPrivate, ...options.dataProvider }),
     appOrigin: () => new URL(appUrl).origin,
   });
   const app = createHttpApp({
@@ -198,7 +208,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     checkDatabase: async () => {
       await db.$queryRawUnsafe('SELECT 1');
     },
-    pages: Router().use(boardPageRouter(), componentFilesRouter(components, () => new URL(appUrl).origin)),
+    pages: Router().use(boardPageRouter({ componentsOrigin: () => new URL(config.componentsUrl ?? appUrl).origin }), componentFilesRouter(components, () => new URL(appUrl).origin)),
   });
   server.on('request', app);
   realtime.listen(server);

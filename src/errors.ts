@@ -15,6 +15,7 @@ export const ERROR_KINDS = {
   unprocessable: { statusCode: 422, error: 'Unprocessable Entity' },
   too_many_requests: { statusCode: 429, error: 'Too Many Requests' },
   internal: { statusCode: 500, error: 'Internal Server Error' },
+  bad_gateway: { statusCode: 502, error: 'Bad Gateway' },
   unavailable: { statusCode: 503, error: 'Service Unavailable' },
 } as const;
 
@@ -51,6 +52,8 @@ export const errors = {
   payloadTooLarge: (message = 'Request body is too large') => new AppError('payload_too_large', message),
   unprocessable: (message: string | string[], details?: FieldError[]) => new AppError('unprocessable', message, details),
   unavailable: (message: string) => new AppError('unavailable', message),
+  /** An upstream the service called for the client (a board's data provider) failed or answered unusably. */
+  badGateway: (message: string) => new AppError('bad_gateway', message),
   /** 429; the body carries `retryAfter` (seconds) and the HTTP renderer repeats it as `Retry-After`. */
   tooManyRequests: (message: string, retryAfterSeconds: number) => new AppError('too_many_requests', message, undefined, { retryAfter: retryAfterSeconds }),
   /** A quota of the plan is used up (402, SPEC Errors: `quotaType`, `current`, `limit`, `upgradeUrl`). */

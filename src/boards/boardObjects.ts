@@ -6,6 +6,16 @@ import * as Y from 'yjs';
  */
 export const OBJECTS_MAP = 'objects';
 
+/**
+ * `doc.getMap('componentStorage')`: the shared and anonymous storage of the components on the
+ * document's objects (object id → key → value), written only by the server, which checks each
+ * write against the component's manifest (components/componentStorage.ts).
+ */
+export const COMPONENT_STORAGE_MAP = 'componentStorage';
+
+/** Roots of a board document that only the server writes: a socket's write into one is refused whole. */
+export const SERVER_OWNED_ROOTS: ReadonlySet<string> = new Set([COMPONENT_STORAGE_MAP]);
+
 /** A board object as the REST API shows it. */
 export interface BoardObject {
   id: string;

@@ -71,7 +71,7 @@ export class BoardService {
   }
 
   async create(caller: Caller, input: CreateBoardInput): Promise<Board> {
-    await this.deps.objectRules.validateObjects(caller.organizationId, input.initial_objects ?? [], (index) => `initial_objects.${index}`);
+    await this.deps.objectRules.validateObjects(caller.organizationId, input.initial_objects ?? [], { role: caller.role, fieldOf: (index) => `initial_objects.${index}` });
     const now = this.deps.clock.now();
     const objects = (input.initial_objects ?? []).map((object) => newObject(object, now));
     return this.insertBoard(caller, { ...input, config: configWithDefaults(input.config) }, objects);
@@ -316,9 +316,25 @@ export class BoardService {
     const problems: FieldError[] = [];
     for (const [index, component] of (config?.components ?? []).entries()) {
       const problem = component.url === undefined ? null : await this.deps.components.pinProblem(component.url, component.version);
-      if (problem) problems.push({ field: `config.components.${index}.url`, message: problem });
+      if (problem) problems.push({ field: `config.components.${index}.url`, message: problem.message });
     }
     if (problems.length > 0) throw errors.badRequest(problems.map(({ field, message }) => `${field} ${message}`), problems);
+  }
+
+  /**
+   * A board's `config.components[]` as it can run now: an entry whose registry version was
+   * deleted since (or is otherwise not served) carries an error body in the spec's shape
+   * (`statusCode` 410 or 404, `error`, `message`) instead of standing as a component.
+   */
+  async pinnedComponents(board: Board): Promise<Board['config']['components']> {
+    return Promise.all(
+      board.config.components.map(async (component) => {
+        const problem = component.url === undefined ? null : await this.deps.components.pinProblem(component.url, component.version);
+        if (!problem) return component;
+        const status = problem.gone ? { statusCode: 410, error: 'Gone' } : { statusCode: 404, error: 'Not Found' };
+        return { ...component, error: { ...status, message: `${component.url} ${problem.message}` } };
+      }),
+    );
   }
 
   /**

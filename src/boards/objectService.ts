@@ -3,7 +3,7 @@ import * as Y from 'yjs';
 import type { Clock } from '../clock.js';
 import { errors } from '../errors.js';
 import type { Board } from './board.js';
-import { objectsOf, putObjects, readObject, type BoardObject } from './boardObjects.js';
+import { COMPONENT_STORAGE_MAP, objectsOf, putObjects, readObject, type BoardObject } from './boardObjects.js';
 import { requireHost, type Caller } from './caller.js';
 import type { BoardObjectRules, ChangeCause, DocumentAuthor, LiveDocuments, Placement, ZonePlacement } from './ports.js';
 import type { ObjectInput, ObjectPatch } from './schemas.js';
@@ -35,7 +35,7 @@ export class ObjectService {
     const board = await this.deps.boards.get(caller, boardId);
     const placement = await this.deps.frames.placementOf(board.id, caller, input.position);
     if (!placement) throw errors.forbidden('The position lies in a zone this caller may not write');
-    await this.deps.objectRules.validateObjects(board.organizationId, [input]);
+    await this.deps.objectRules.validateObjects(board.organizationId, [input], { role: caller.role });
     const object = newObject(input, this.deps.clock.now(), caller.userId);
     await this.deps.documents.write(placement.document, authorOf(board, caller, cause), (doc) => putObjects(doc, [object]));
     return placed(object, placement);
@@ -79,7 +79,7 @@ export class ObjectService {
       throw errors.forbidden(object.locked ? 'The object is locked' : 'This caller may not change objects there');
     }
     const updated = withPatch(object, patch, caller.userId, this.deps.clock.now());
-    await this.deps.objectRules.validateObjects(board.organizationId, [updated]);
+    await this.deps.objectRules.validateObjects(board.organizationId, [updated], { role: caller.role, previous: () => object });
     await this.writeExisting(board, caller, placement, objectId, cause, (fields) => {
       for (const [key, value] of Object.entries(updated)) {
         if (key === 'id' || value === undefined) continue;
@@ -101,6 +101,8 @@ export class ObjectService {
     await this.deps.documents.write(placement.document, authorOf(board, caller, cause), (doc) => {
       if (!objectsOf(doc).has(objectId)) throw errors.notFound('Object');
       objectsOf(doc).delete(objectId);
+      // A component's shared storage goes with it (its private values stay in the database).
+      doc.getMap(COMPONENT_STORAGE_MAP).delete(objectId);
     });
     return placed(object, placement);
   }

@@ -76,6 +76,8 @@ export interface LiveDocuments {
   write(name: string, author: DocumentAuthor, change: (doc: Y.Doc) => void): Promise<void>;
   /** The objects of a document, oldest first: the live state if loaded, else the durable one. */
   readObjects(name: string): Promise<BoardObject[]>;
+  /** Reads a document without changing it: the live state if loaded, else the durable one. */
+  read<T>(name: string, reader: (doc: Y.Doc) => T): Promise<T>;
   /** Participants connected to a board now (people first, then visible agents), each with its last reported location. */
   participants(boardId: string): ConnectedParticipant[];
   /** Closes every socket connected to a board's documents (its zone documents included). */
@@ -104,6 +106,13 @@ export interface ZonePlacement {
 
 /** What boards need from custom object types (objectTypes/objectTypeService.ts). */
 export interface BoardObjectRules {
-  /** Refuses (422) objects that break the rules; `fieldOf(index)` names where object `index` sits in the request. */
-  validateObjects(organizationId: string, objects: readonly unknown[], fieldOf?: (index: number) => string): Promise<void>;
+  /**
+   * Refuses (422) objects that break the rules, filling in the defaults of component objects;
+   * `fieldOf(index)` names where object `index` sits in the request, `previous(index)` what it was.
+   */
+  validateObjects(
+    organizationId: string,
+    objects: readonly unknown[],
+    write: { role: 'host' | 'guest'; fieldOf?: (index: number) => string; previous?: (index: number) => unknown },
+  ): Promise<void>;
 }

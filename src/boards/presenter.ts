@@ -44,12 +44,12 @@ export function presentListItem(board: Board, participantsCount: number) {
 export function presentBoard(
   board: Board,
   links: AccessLinks | Pick<AccessLinks, 'guest'>,
-  view: { objects?: BoardObject[]; participants: ConnectedParticipant[]; includeParticipants: boolean },
+  view: { objects?: BoardObject[]; participants: ConnectedParticipant[]; includeParticipants: boolean; components?: Board['config']['components'] },
 ) {
   return {
     ...presentListItem(board, view.participants.length),
     ...(board.lifecycle.status === 'archived' ? { archived_at: iso(board.lifecycle.archivedAt) } : {}),
-    config: board.config,
+    config: view.components ? { ...board.config, components: view.components } : board.config,
     webhook_url: board.webhookUrl,
     external_data: board.externalData,
     ...(board.tutorial ?? {}),

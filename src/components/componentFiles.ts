@@ -16,7 +16,13 @@ export interface ServedFile {
   deprecation: string | null;
 }
 
-interface KnownVersion extends VersionRecord {
+/** A component's versions as the registry knows them now. */
+export interface ComponentVersions {
+  versions: readonly KnownVersion[];
+  latest: string | null;
+}
+
+export interface KnownVersion extends VersionRecord {
   id: string;
   entry: string;
 }
@@ -77,6 +83,11 @@ export class ComponentFiles {
   /** Drops what this instance knows of a component's versions (after it changed here). */
   forget(name: string): void {
     this.components.delete(name);
+  }
+
+  /** A component's versions and `latest`, trusted from memory for a few seconds (404 when it was never published). */
+  versionsOf(name: string): Promise<ComponentVersions> {
+    return this.component(name);
   }
 
   private component(name: string): Promise<KnownComponent> {

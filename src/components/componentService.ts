@@ -5,9 +5,16 @@ import { AppError, errors } from '../errors.js';
 import type { Db } from '../store/database.js';
 import { readComponentPackage, type ComponentPackage } from './componentPackage.js';
 import { ComponentFiles, type ServedFile } from './componentFiles.js';
+import { ComponentManifests } from './componentManifests.js';
 import type { Manifest } from './manifest.js';
 import { registryReference } from './registryPaths.js';
 import { latestOf } from './versions.js';
+
+/** Why a board cannot run a pinned component; `gone` when its version was deleted. */
+export interface PinProblem {
+  gone: boolean;
+  message: string;
+}
 
 /** What components need from quotas: storage is measured and refused in one serialized step. */
 export interface ComponentQuota {
@@ -32,9 +39,12 @@ export interface ComponentServiceDependencies {
  */
 export class ComponentService {
   readonly files: ComponentFiles;
+  /** Manifests by the URLs boards name components with. */
+  readonly manifests: ComponentManifests;
 
   constructor(private readonly deps: ComponentServiceDependencies) {
     this.files = new ComponentFiles(deps.db);
+    this.manifests = new ComponentManifests(deps.db, this.files, () => this.origins());
   }
 
   async publish(organizationId: string, zip: Buffer) {
@@ -104,18 +114,31 @@ export class ComponentService {
   /**
    * Why a board may not pin what a `config.components[]` entry names, or null: a URL of this
    * registry must name a published, undeleted version (`latest`: while one is left); a URL of
-   * anywhere else is not the registry's to judge.
+   * anywhere else is not the registry's to judge. `gone`: the version existed and was deleted.
    */
-  async pinProblem(url: string, version: string | undefined): Promise<string | null> {
+  async pinProblem(url: string, version: string | undefined): Promise<PinProblem | null> {
     const reference = registryReference(url, version, this.origins());
-    if (reference === null || 'problem' in reference) return reference?.problem ?? null;
+    if (reference === null) return null;
+    if ('problem' in reference) return { gone: false, message: reference.problem };
     const { name } = reference;
     const component = await this.deps.db.component.findUnique({ where: { name }, include: { versions: { select: { version: true, deletedAt: true, deprecated: true, deprecationMessage: true } } } });
-    if (!component) return `names the component ${name}, which is not published`;
-    if (reference.version === 'latest') return latestOf(component.versions) === null ? `names ${name}@latest, but every version of it was deleted` : null;
+    if (!component) return { gone: false, message: `names the component ${name}, which is not published` };
+    if (reference.version === 'latest') return latestOf(component.versions) === null ? { gone: true, message: `names ${name}@latest, but every version of it was deleted` } : null;
     const row = component.versions.find((candidate) => candidate.version === reference.version);
-    if (!row) return `names ${name}@${reference.version}, which is not published`;
-    return row.deletedAt ? `names ${name}@${reference.version}, which was deleted` : null;
+    if (!row) return { gone: false, message: `names ${name}@${reference.version}, which is not published` };
+    return row.deletedAt ? { gone: true, message: `names ${name}@${reference.version}, which was deleted` } : null;
+  }
+
+  /**
+   * The version a board object's `componentUrl` names, as a board's page needs it: the
+   * manifest with its defaults, or 404 (never published, or not a URL of this registry) and
+   * 410 (deleted by its author: the page shows that in the component's place).
+   */
+  async describe(url: string) {
+    const component = await this.manifests.resolve(url);
+    if (!component) throw errors.notFound(`The component at ${url.slice(0, 200)}`);
+    if (component.deleted) throw errors.gone(`${component.name}@${component.version} was deleted by its author`);
+    return { name: component.name, version: component.version, manifest: component.manifest };
   }
 
   /** The origins this registry's files are served from. */

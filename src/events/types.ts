@@ -108,6 +108,23 @@ export interface ObjectDeletedPayload extends ObjectScoped {
   deleted_by: string | null;
 }
 
+/** A custom action performed on a component object (components/componentActions.ts); SPEC `object.action`. */
+export interface ObjectActionPayload extends ObjectScoped {
+  object_id: string;
+  object_type: string;
+  object_data: Record<string, unknown>;
+  action_id: string;
+  action_label: string | null;
+  action_metadata: Record<string, unknown>;
+  /** The user the credential vouches for; null for the API key and the shared guest link. */
+  user_id: string | null;
+  user_name: string | null;
+  user_role: 'host' | 'guest';
+  /** How many times this action id was performed on this object, this one included. */
+  action_count: number;
+  timestamp: string;
+}
+
 /**
  * A participant's reported location moved from one frame to another (either may be null:
  * outside every frame). Internal: agents hear it, webhooks do not carry it.
@@ -129,6 +146,7 @@ export interface EventPayloadByName {
   'object.created': ObjectCreatedPayload;
   'object.updated': ObjectUpdatedPayload;
   'object.deleted': ObjectDeletedPayload;
+  'object.action': ObjectActionPayload;
   'session.started': SessionStartedPayload;
   'session.ended': SessionEndedPayload;
   'participant.joined': ParticipantJoinedPayload;

@@ -15,6 +15,11 @@ import type { SubscriptionService } from '../webhooks/subscriptionService.js';
 import type { ComponentService } from '../components/componentService.js';
 import { ApiKeyAuthenticator, requireOrganizationCredential } from './auth.js';
 import { componentFilesRouter } from './componentFilesRoute.js';
+import type { ComponentActions } from '../components/componentActions.js';
+import type { ComponentStorage } from '../components/componentStorage.js';
+import { componentObjectRoutes } from './routes/componentObjectRoutes.js';
+import type { ComponentDataService } from '../components/dataProvider.js';
+import { componentDataRoutes } from './routes/componentDataRoutes.js';
 import { authenticateBoardCaller } from './boardCaller.js';
 import { meterApiCalls } from './policies/apiCallMeter.js';
 import { rateLimitPolicy } from './policies/rateLimitPolicy.js';
@@ -23,7 +28,7 @@ import { agentPresetRoutes, agentRoutes } from './routes/agentRoutes.js';
 import { authRoutes } from './routes/authRoutes.js';
 import { mcpRoutes } from './routes/mcpRoutes.js';
 import { boardRoutes } from './routes/boardRoutes.js';
-import { componentRoutes } from './routes/componentRoutes.js';
+import { boardComponentRoutes, componentRoutes } from './routes/componentRoutes.js';
 import { frameRoutes } from './routes/frameRoutes.js';
 import { objectTypeRoutes } from './routes/objectTypeRoutes.js';
 import { organizationRoutes } from './routes/organizationRoutes.js';
@@ -49,6 +54,11 @@ export interface ApiServices {
   quotas: QuotaService;
   rateLimits: ApiRateLimits;
   components: ComponentService;
+  /** Component objects' storage and custom actions. */
+  componentStorage: ComponentStorage;
+  componentActions: ComponentActions;
+  /** Components' data requests: a sandbox board's mock data or its data provider's answer. */
+  componentData: ComponentDataService;
   /** The app's origin: the only one allowed to frame component files. */
   appOrigin: () => string;
 }
@@ -73,6 +83,9 @@ export function apiRouter(services: ApiServices): Router {
     participantLinksRoutes(services.links, boardAuth),
     agentRoutes(services.agents, boardAuth),
     mcpRoutes(services.agents, boardAuth),
+    componentObjectRoutes(services.componentStorage, services.componentActions, boardAuth),
+    componentDataRoutes(services.componentData, boardAuth),
+    boardComponentRoutes(services.components, boards, boardAuth),
   );
   api.use('/agent-presets', requireApiKey, agentPresetRoutes(services.agents));
   api.use('/webhooks', requireApiKey, webhookRoutes(services.subscriptions));

@@ -10,18 +10,40 @@ export const DEFAULT_CLIENT_DIR = fileURLToPath(new URL('../../dist/client', imp
 const BOARD_PATH = /^\/boards\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\/?$/i;
 
 /**
- * The page's policy: its own origin only (scripts, styles, the API and the socket), no
- * framing, and no referrer, since the page's address carries the board token.
+ * The page's policy: its own origin only (scripts, styles, the API and the socket), frames
+ * from the components origin only (each in its own sandbox, client/src/components), never
+ * framed itself, and no referrer, since the page's address carries the board token.
  */
-const PAGE_HEADERS = {
-  'Content-Security-Policy':
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; worker-src 'self'; manifest-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'; object-src 'none'",
-  'Referrer-Policy': 'no-referrer',
-  'X-Content-Type-Options': 'nosniff',
-  'X-Frame-Options': 'DENY',
-  // Always asked again, so a new build's page (and its hashed assets) reach every browser.
-  'Cache-Control': 'no-cache',
-} as const;
+function pageHeaders(componentsOrigin: string): Record<string, string> {
+  return {
+    'Content-Security-Policy': [
+      "default-src 'self'",
+      "script-src 'self'",
+      "style-src 'self'",
+      "img-src 'self' data:",
+      "connect-src 'self'",
+      `frame-src ${componentsOrigin}`,
+      "worker-src 'self'",
+      "manifest-src 'self'",
+      "base-uri 'none'",
+      "form-action 'none'",
+      "frame-ancestors 'none'",
+      "object-src 'none'",
+    ].join('; '),
+    'Referrer-Policy': 'no-referrer',
+    'X-Content-Type-Options': 'nosniff',
+    'X-Frame-Options': 'DENY',
+    // Always asked again, so a new build's page (and its hashed assets) reach every browser.
+    'Cache-Control': 'no-cache',
+  };
+}
+
+export interface BoardPageOptions {
+  /** Where `npm run build` wrote the client (default dist/client). */
+  clientDir?: string;
+  /** The origin of `COMPONENTS_URL` (default: `APP_URL`'s): the only one the page may frame. */
+  componentsOrigin: () => string;
+}
 
 /**
  * The browser client at the access links (`{APP_URL}/boards/<board_uuid>?token=…`): the page,
@@ -29,18 +51,18 @@ const PAGE_HEADERS = {
  * The page is the same for every board: it reads the board and the token from its own address,
  * so the service worker can keep one copy and open any board without a network.
  */
-export function boardPageRouter(clientDir: string = DEFAULT_CLIENT_DIR): Router {
+export function boardPageRouter({ clientDir = DEFAULT_CLIENT_DIR, componentsOrigin }: BoardPageOptions): Router {
   const router = Router();
-  const page = clientFile(clientDir, 'board.html');
+  const built = clientFile(clientDir, 'board.html');
   const serviceWorker = clientFile(clientDir, 'sw.js');
+  const sendPage = (res: Response) => {
+    const origin = componentsOrigin();
+    sendBuilt(res, namingComponentsOrigin(built(), origin), 'text/html; charset=utf-8', pageHeaders(origin));
+  };
 
-  router.get(BOARD_PATH, (_req, res) => {
-    sendBuilt(res, page(), 'text/html; charset=utf-8', PAGE_HEADERS);
-  });
+  router.get(BOARD_PATH, (_req, res) => sendPage(res));
   // The page the service worker keeps for boards opened without a network.
-  router.get('/app/board.html', (_req, res) => {
-    sendBuilt(res, page(), 'text/html; charset=utf-8', PAGE_HEADERS);
-  });
+  router.get('/app/board.html', (_req, res) => sendPage(res));
   router.get('/sw.js', (_req, res) => {
     sendBuilt(res, serviceWorker(), 'text/javascript; charset=utf-8', { 'Cache-Control': 'no-cache', 'X-Content-Type-Options': 'nosniff' });
   });
@@ -70,6 +92,13 @@ function clientFile(clientDir: string, name: string): () => string | null {
     if (cached?.modifiedAt !== stats.mtimeMs) cached = { content: readFileSync(path, 'utf8'), modifiedAt: stats.mtimeMs };
     return cached.content;
   };
+}
+
+/** The page learns the components origin from itself (it is the same page for every board, and kept offline). */
+function namingComponentsOrigin(page: string | null, origin: string): string | null {
+  if (page === null) return null;
+  const meta = `<meta name="whiteboard-components-origin" content="${origin.replace(/[&"<>]/g, (c) => `&#${c.charCodeAt(0)};`)}">`;
+  return page.replace('</head>', `${meta}\n</head>`);
 }
 
 function sendBuilt(res: Response, content: string | null, type: string, headers: Record<string, string>): void {

@@ -19,6 +19,28 @@ export interface ObjectTypeServiceDependencies {
   logger: Logger;
   /** The `object_types` quota: a type is stored only while the plan has room (402 otherwise). */
   quotas: ObjectTypeQuota;
+  /** The rules of the built-in `external-component` objects (components/componentObjects.ts). */
+  components: ComponentObjectRules;
+}
+
+/** Who writes objects: the role decides what a component lets change (`permissions.props`). */
+export type WriterRole = 'host' | 'guest';
+
+/** What object rules need from components: the rules of `external-component` objects. */
+export interface ComponentObjectRules {
+  /** Problems of objects about to be written over REST, filling in component defaults in place. */
+  problems(objects: readonly unknown[], role: WriterRole, fieldOf: (index: number) => string, previous?: (index: number) => unknown): Promise<FieldError[]>;
+  /** A synchronous check for a socket write, or null when no component can be involved. */
+  checkerFor(updates: Uint8Array[], current: readonly unknown[], role: WriterRole): Promise<ObjectChecker | null>;
+}
+
+/** How objects are being written: by whom, where they sit in the request, and (edits) what each was. */
+export interface ObjectWriteContext {
+  role: WriterRole;
+  /** Where object `index` sits in the request (`initial_objects.3`); default the root. */
+  fieldOf?: (index: number) => string;
+  /** Object `index` as it was before an edit; null or absent for a new one. */
+  previous?: (index: number) => unknown;
 }
 
 /** What object types need from quotas. */
@@ -27,8 +49,8 @@ export interface ObjectTypeQuota {
   withRoomForObjectType<T>(organizationId: string, create: (db: Db) => Promise<T>): Promise<T>;
 }
 
-/** Checks board objects synchronously (the socket write check runs inside one transaction). */
-export type ObjectChecker = (object: unknown) => FieldError[];
+/** Checks a board object synchronously (the socket write check runs inside one transaction), against what it was (null: new). */
+export type ObjectChecker = (object: unknown, previous: unknown) => FieldError[];
 
 /** An object type as the API shows it. */
 export function presentObjectType(row: ObjectTypeRow) {
@@ -100,26 +122,35 @@ export class ObjectTypeService {
   }
 
   /**
-   * Refuses (422) objects that break the rules (objectTypes/objectRules.ts), naming each
-   * failing field; `fieldOf(index)` says where object `index` sits in the request.
+   * Refuses (422) objects that break the rules (objectTypes/objectRules.ts, and the rules of
+   * `external-component` objects, whose defaults are filled in), naming each failing field.
    */
-  async validateObjects(organizationId: string, objects: readonly unknown[], fieldOf: (index: number) => string = () => ''): Promise<void> {
+  async validateObjects(organizationId: string, objects: readonly unknown[], write: ObjectWriteContext): Promise<void> {
     if (objects.length === 0) return;
+    const fieldOf = write.fieldOf ?? (() => '');
     const types = await this.cache.typesOf(organizationId);
     const problems: FieldError[] = [];
     for (const [index, object] of objects.entries()) {
       if (problems.length >= SCHEMA_LIMITS.maxProblems) break;
       problems.push(...objectProblems(object, types, fieldOf(index)));
     }
+    if (problems.length === 0) problems.push(...(await this.deps.components.problems(objects, write.role, fieldOf, write.previous)));
     if (problems.length > 0) throw invalid('unprocessable', problems.slice(0, SCHEMA_LIMITS.maxProblems));
   }
 
-  /** The same rule, as a synchronous check bound to the organization's types as of now. */
-  async checkerFor(organizationId: string, updates: Uint8Array[] = []): Promise<ObjectChecker | null> {
-    const types = await this.cache.typesOf(organizationId);
+  /**
+   * The same rules, as a synchronous check bound to the organization's types and the
+   * components involved as of now; `current` are the objects the updates touch, as they are.
+   */
+  async checkerFor(organizationId: string, updates: Uint8Array[], current: readonly unknown[], role: WriterRole): Promise<ObjectChecker | null> {
+    const [types, components] = await Promise.all([this.cache.typesOf(organizationId), this.deps.components.checkerFor(updates, current, role)]);
     // Without registered types only forbidden keys can be refused, and they would be in the bytes.
-    if (types.size === 0 && !updates.some(mentionsForbiddenKey)) return null;
-    return (object) => objectProblems(object, types);
+    const typed = types.size > 0 || updates.some(mentionsForbiddenKey);
+    if (!typed && !components) return null;
+    return (object, previous) => {
+      const problems = typed ? objectProblems(object, types) : [];
+      return problems.length > 0 || !components ? problems : components(object, previous);
+    };
   }
 
   /** Screens and compiles a schema being registered; 400 naming every problem. */

@@ -47,12 +47,17 @@ export class BoardDocuments implements LiveDocuments {
   }
 
   /** The objects of a document, oldest first: read straight from the live document when it is loaded. */
-  async readObjects(name: string): Promise<BoardObject[]> {
+  readObjects(name: string): Promise<BoardObject[]> {
+    return this.read(name, readObjects);
+  }
+
+  /** Reads a document without changing it: the live one when it is loaded, else the durable state (never loaded for this). */
+  async read<T>(name: string, reader: (doc: Y.Doc) => T): Promise<T> {
     const live = this.hocuspocus.documents.get(name);
-    if (live && !live.isLoading) return readObjects(live);
+    if (live && !live.isLoading) return reader(live);
     const doc = await this.persistence.loadStored(name);
     try {
-      return readObjects(doc);
+      return reader(doc);
     } finally {
       doc.destroy();
     }

@@ -30,8 +30,8 @@ export const CloseEvents = {
   ServiceRestart: { code: 1012, reason: 'service-restart' },
   /**
    * An update the server cannot take apart (a value nested too deep to decode, or Yjs types
-   * nested deeper than the document bounds): nothing of it was applied. Sending it again
-   * gets the same answer.
+   * nested deeper than the document bounds), or one writing where only the server writes
+   * (component storage): nothing of it was applied. Sending it again gets the same answer.
    */
   InvalidUpdate: { code: 4400, reason: 'invalid-update' },
   /** The document could not be loaded; nothing was served, reconnect later. */
@@ -58,6 +58,7 @@ export function closeEventFor(error: AppError): CloseEvent {
     case 'unprocessable':
       return CloseEvents.Forbidden;
     case 'internal':
+    case 'bad_gateway':
     case 'unavailable':
       return CloseEvents.Unavailable;
     default:

@@ -1,5 +1,6 @@
 import type { AgentNotification } from '../agents/ports.js';
 import type { ParticipantView, ViewportBounds } from '../boards/ports.js';
+import type { JsonValue } from '../components/manifest.js';
 import type { FieldError } from '../errors.js';
 import type { FrameRecord, LockMode } from '../frames/frame.js';
 
@@ -13,7 +14,9 @@ export type ClientMessage =
   | { type: 'subscribe'; events: string[] }
   | { type: 'frame:navigate'; frameId: string; smooth?: boolean }
   | { type: 'frame:lock'; frameId: string; lockMode: LockMode }
-  | { type: 'participant:location'; frameId: string | null; viewportBounds: ViewportBounds };
+  | { type: 'participant:location'; frameId: string | null; viewportBounds: ViewportBounds }
+  /** A component's global event (manifest `globalEvents.emit`); `payload` is null when absent. */
+  | { type: 'component:event'; object_id: string; name: string; payload: JsonValue };
 
 /**
  * A socket write the server undid (realtime/writeCheckExtension.ts): objects the sender may
@@ -38,6 +41,12 @@ export type ServerMessage =
   | { type: 'rate-limited'; limit_per_second: number; coalesced: number }
   /** A notification an AI agent of the board sent (realtime/agentSockets.ts). */
   | ({ type: 'agent:notification' } & AgentNotification)
+  /**
+   * A component's global event, relayed to the sockets that see a listening component:
+   * `targets` names the objects (of the documents this socket may read) whose manifests'
+   * `globalEvents.listen` match `name`; `from` is the sender's user id.
+   */
+  | { type: 'component:event'; object_id: string; name: string; payload: JsonValue; from: string | null; targets: string[] }
   | WriteRejected
   /** A client message refused; `for` names its type once it could be read. */
   | { type: 'error'; message: string; for?: ClientMessage['type'] };
@@ -53,6 +62,7 @@ export const SUBSCRIBABLE_EVENTS = [
   'participant:left',
   'participant:location',
   'agent:notification',
+  'component:event',
 ] as const satisfies readonly ServerMessage['type'][];
 
 export type SubscribableEvent = (typeof SUBSCRIBABLE_EVENTS)[number];

@@ -2,6 +2,9 @@ import type { Server } from 'node:http';
 import { Hocuspocus } from '@hocuspocus/server';
 import type { AgentSockets } from '../agents/ports.js';
 import type { BoardAccess } from '../boards/boardAccess.js';
+import { readObjects } from '../boards/boardObjects.js';
+import { ComponentEvents } from '../components/componentEvents.js';
+import type { ManifestResolver } from '../components/componentStorage.js';
 import type { ParticipantHistory } from '../boards/participantHistory.js';
 import type { FrameDirectory } from '../frames/frameDirectory.js';
 import type { Clock } from '../clock.js';
@@ -43,6 +46,8 @@ export interface RealtimeDependencies {
   gateLimits?: MessageGateLimits;
   /** Meters messages against the organization's daily socket message quota. */
   socketMessages: SocketMessageQuota;
+  /** Component manifests by URL: global events between components are routed by them. */
+  componentManifests: ManifestResolver;
 }
 
 /** The realtime side of the service, seen from the outside. */
@@ -81,6 +86,15 @@ export function createRealtime(deps: RealtimeDependencies): Realtime {
   });
   const messenger = new SocketMessenger(hocuspocus);
   const agentAwareness = new AgentAwareness(hocuspocus, registry);
+  const componentEvents = new ComponentEvents({
+    manifests: deps.componentManifests,
+    frames,
+    // Only loaded documents: one no socket has open shows its components to nobody.
+    liveObjects: (name) => {
+      const live = hocuspocus.documents.get(name);
+      return live && !live.isLoading ? readObjects(live) : null;
+    },
+  });
   hocuspocus.configure({
     extensions: [
       new AuthExtension(access, frames),
@@ -88,7 +102,7 @@ export function createRealtime(deps: RealtimeDependencies): Realtime {
       persistence,
       objectEvents,
       new PresenceExtension({ access, history, registry, messenger, bus, clock, logger }),
-      new StatelessExtension({ registry, messenger, bus, clock }),
+      new StatelessExtension({ registry, messenger, bus, clock, componentEvents }),
       new ActivityExtension({ registry, clock }),
       agentAwareness,
     ],

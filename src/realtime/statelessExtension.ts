@@ -1,6 +1,8 @@
-import type { Connection, Extension, onStatelessPayload } from '@hocuspocus/server';
+import type { Connection, Document, Extension, onStatelessPayload } from '@hocuspocus/server';
 import { boardTokenCaller, requireHost } from '../boards/caller.js';
 import type { Clock } from '../clock.js';
+import type { ComponentEvents } from '../components/componentEvents.js';
+import type { JsonValue } from '../components/manifest.js';
 import { AppError } from '../errors.js';
 import type { EventBus } from '../events/bus.js';
 import { LOCK_MODES, type LockMode } from '../frames/frame.js';
@@ -11,6 +13,7 @@ import { SUBSCRIBABLE_EVENTS, type ClientMessage, type ServerMessage } from './m
 import type { PresenceRegistry } from './presenceRegistry.js';
 import type { SocketContext } from './socketContext.js';
 import type { SocketMessenger } from './socketMessenger.js';
+import { viewerOf } from './viewer.js';
 
 const KNOWN_EVENTS = new Set<string>([...SUBSCRIBABLE_EVENTS, '*']);
 
@@ -18,21 +21,22 @@ const KNOWN_EVENTS = new Set<string>([...SUBSCRIBABLE_EVENTS, '*']);
  * The stateless JSON messages clients send on a board's main document: `subscribe`,
  * `frame:navigate` and `frame:lock` (host only, relayed to the others) and
  * `participant:location` (kept per participant, relayed to hosts, `participant.moved` on the
- * bus when its frame changes).
+ * bus when its frame changes), and `component:event` (a component's global event, routed by
+ * the components domain to the sockets that see a listening component).
  */
 export class StatelessExtension implements Extension {
   extensionName = 'stateless-messages';
 
   constructor(
-    private readonly deps: { registry: PresenceRegistry; messenger: SocketMessenger; bus: EventBus; clock: Clock },
+    private readonly deps: { registry: PresenceRegistry; messenger: SocketMessenger; bus: EventBus; clock: Clock; componentEvents: ComponentEvents },
   ) {}
 
-  async onStateless({ connection, documentName, payload }: onStatelessPayload): Promise<void> {
+  async onStateless({ connection, document, documentName, payload }: onStatelessPayload): Promise<void> {
     if (!isBoardDocument(documentName)) return;
     const message = parse(payload);
-    if (typeof message === 'string') return this.reply(connection, { type: 'error', message });
+    if ('problem' in message) return this.reply(connection, { type: 'error', message: message.problem, ...(message.for ? { for: message.for } : {}) });
     try {
-      await this.handle(connection, message);
+      await this.handle(connection, document, message);
     } catch (error) {
       // A rule of the domain refused the message (as REST would with the same rule): answered, the socket stays.
       if (!(error instanceof AppError)) throw error;
@@ -40,7 +44,7 @@ export class StatelessExtension implements Extension {
     }
   }
 
-  private async handle(connection: Connection, message: ClientMessage): Promise<void> {
+  private async handle(connection: Connection, document: Document, message: ClientMessage): Promise<void> {
     const context = connection.context as SocketContext;
     switch (message.type) {
       case 'subscribe':
@@ -51,6 +55,8 @@ export class StatelessExtension implements Extension {
         return this.relayHostCommand(connection, message);
       case 'participant:location':
         return this.relayLocation(connection, message);
+      case 'component:event':
+        return this.relayComponentEvent(connection, document, message);
       default:
         return assertNever(message);
     }
@@ -101,22 +107,53 @@ export class StatelessExtension implements Extension {
     });
   }
 
+  /**
+   * Routed by the components domain (emit rules, listeners), then sent to each socket of the
+   * board's document with the listening objects it may see; a socket that sees none gets
+   * nothing. Sockets with the same role and user see the same zones, so they share one lookup.
+   */
+  private async relayComponentEvent(connection: Connection, document: Document, message: Extract<ClientMessage, { type: 'component:event' }>): Promise<void> {
+    const context = connection.context as SocketContext;
+    if (!context.grant) return;
+    const boardId = context.grant.board.id;
+    const routed = await this.deps.componentEvents.route(boardTokenCaller(context.grant, context.declared.userId), boardId, message);
+    if (routed.targets.length === 0) return;
+    const seen = new Map<string, Promise<string[]>>();
+    for (const other of document.getConnections()) {
+      const viewer = viewerOf(other.context as SocketContext);
+      if (!viewer) continue;
+      const key = `${viewer.role}\u0000${viewer.userId ?? ''}`;
+      if (!seen.has(key)) seen.set(key, this.deps.componentEvents.targetsFor(viewer, boardId, routed));
+      const targets = await seen.get(key)!;
+      if (targets.length === 0) continue;
+      this.deps.messenger.send(other, { type: 'component:event', object_id: routed.object_id, name: routed.name, payload: routed.payload, from: routed.from, targets });
+    }
+  }
+
   private reply(connection: Connection, message: ServerMessage): void {
     this.deps.messenger.send(connection, message);
   }
 }
 
-/** Parses and checks a client message; a string is the reason it was refused. */
-function parse(payload: string): ClientMessage | string {
+/** A client message refused before it could be handled; `for` names its type once it was read. */
+interface Refused {
+  problem: string;
+  for?: ClientMessage['type'];
+}
+
+/** Parses and checks a client message, or says why it was refused. */
+function parse(payload: string): ClientMessage | Refused {
   let value: unknown;
   try {
     value = JSON.parse(payload);
   } catch {
-    return 'Stateless messages must be JSON';
+    return { problem: 'Stateless messages must be JSON' };
   }
-  if (!isRecord(value) || typeof value.type !== 'string') return 'A message needs a string "type"';
-  if (!Object.hasOwn(PARSERS, value.type)) return `Unknown message type "${value.type}"`;
-  return PARSERS[value.type as ClientMessage['type']](value);
+  if (!isRecord(value) || typeof value.type !== 'string') return { problem: 'A message needs a string "type"' };
+  if (!Object.hasOwn(PARSERS, value.type)) return { problem: `Unknown message type "${value.type}"` };
+  const type = value.type as ClientMessage['type'];
+  const parsed = PARSERS[type](value);
+  return typeof parsed === 'string' ? { problem: parsed, for: type } : parsed;
 }
 
 /** Checks the fields of one client message type; a string is the reason it was refused. */
@@ -151,6 +188,13 @@ const PARSERS: { [T in ClientMessage['type']]: Parser<T> } = {
     }
     const { x, y, width, height } = bounds as Record<string, number>;
     return { type: 'participant:location', frameId: value.frameId, viewportBounds: { x: x!, y: y!, width: width!, height: height! } };
+  },
+  'component:event'(value) {
+    if (typeof value.object_id !== 'string' || typeof value.name !== 'string') {
+      return 'component:event needs object_id (string), name (string) and optional payload (JSON)';
+    }
+    // Parsed from JSON, so a JSON value; its bounds are the components domain's to check.
+    return { type: 'component:event', object_id: value.object_id, name: value.name, payload: (value.payload ?? null) as JsonValue };
   },
 };
 

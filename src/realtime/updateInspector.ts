@@ -1,5 +1,5 @@
 import * as Y from 'yjs';
-import { OBJECTS_MAP } from '../boards/boardObjects.js';
+import { OBJECTS_MAP, SERVER_OWNED_ROOTS } from '../boards/boardObjects.js';
 import type { Point } from '../frames/writeRules.js';
 import { jsonValuesOf, MAX_TYPE_LEVEL } from '../store/documentBounds.js';
 import { findJsonViolation, FREE_JSON_LIMITS, type JsonViolation } from '../util/jsonBounds.js';
@@ -40,6 +40,8 @@ export interface UpdateInspection {
   outOfBounds: OutOfBoundsContent[];
   /** The update nests Yjs types deeper than MAX_TYPE_LEVEL. */
   nestsTypesTooDeep: boolean;
+  /** The update writes or deletes content under a root only the server writes (boards/boardObjects.ts). */
+  writesServerOwned: boolean;
 }
 
 /**
@@ -81,6 +83,7 @@ export function inspectUpdate(doc: Y.Doc, update: Uint8Array): UpdateInspection 
   const touched = new Map<string, TouchedObject>();
   const outOfBounds: OutOfBoundsContent[] = [];
   let nestsTypesTooDeep = false;
+  let writesServerOwned = false;
   const touch = (key: string) => {
     let entry = touched.get(key);
     if (!entry) touched.set(key, (entry = { id: key, deleted: false }));
@@ -151,6 +154,7 @@ export function inspectUpdate(doc: Y.Doc, update: Uint8Array): UpdateInspection 
   for (const items of inUpdate.values()) {
     for (const item of items) {
       const placement = place(item);
+      if (placement && SERVER_OWNED_ROOTS.has(placement.root)) writesServerOwned = true;
       if (placement && item.content instanceof Y.ContentType && placement.level + 1 > MAX_TYPE_LEVEL) nestsTypesTooDeep = true;
       const violation = violationOf(item.content, placement);
       if (violation) outOfBounds.push({ id: item.id, length: item.length, objectId: placement?.object?.key ?? null, violation });
@@ -187,7 +191,9 @@ export function inspectUpdate(doc: Y.Doc, update: Uint8Array): UpdateInspection 
         const struct = structsOfClient[index]!;
         if (struct.id.clock >= end) break;
         if (!(struct instanceof Y.Item) || struct.deleted) continue;
-        const location = place(struct)?.object;
+        const placement = place(struct);
+        if (placement && SERVER_OWNED_ROOTS.has(placement.root)) writesServerOwned = true;
+        const location = placement?.object;
         if (!location) continue;
         const entry = touch(location.key);
         if (location.field === null && struct.parent === objects && objects._map.get(location.key) === struct) entry.deleted = true;
@@ -197,7 +203,7 @@ export function inspectUpdate(doc: Y.Doc, update: Uint8Array): UpdateInspection 
   });
   // Removing an object removes its fields too: only a lock removed from an object that stays is written.
   for (const key of removedLocks) if (!touched.get(key)!.deleted) touched.get(key)!.writesLock = true;
-  return { touched, outOfBounds, nestsTypesTooDeep };
+  return { touched, outOfBounds, nestsTypesTooDeep, writesServerOwned };
 }
 
 /** The first bound a struct's values break, with the path from its object (or root) named. */

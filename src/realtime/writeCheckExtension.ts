@@ -25,11 +25,12 @@ const MAX_REJECTION_DETAILS = 20;
 /** The rules every object written over a socket must pass, whoever writes it (objectTypes/). */
 export interface SocketObjectRules {
   /**
-   * A synchronous check of objects against the organization's rules as they stand now, or
-   * null when nothing these updates write can break them (most updates: the check then costs
-   * no second application of the update).
+   * A synchronous check of objects (after the write, against what each was) by the rules as
+   * they stand now, or null when nothing these updates write can break them (most updates: the
+   * check then costs no second application of the update). `current` are the objects the
+   * updates touch, as they are before them.
    */
-  checkerFor(organizationId: string, updates: Uint8Array[]): Promise<((object: unknown) => FieldError[]) | null>;
+  checkerFor(organizationId: string, updates: Uint8Array[], current: readonly unknown[], role: 'host' | 'guest'): Promise<((object: unknown, previous: unknown) => FieldError[]) | null>;
 }
 
 /**
@@ -64,11 +65,13 @@ export class WriteCheckExtension implements Extension {
     const target = viewer ? await this.targetOf(documentName) : null;
     const { pendingStructs, pendingDs } = document.store;
     const updates = [payload, ...(pendingStructs ? [pendingStructs.update] : []), ...(pendingDs ? [pendingDs] : [])];
-    const check = await this.objectRules.checkerFor(context.organizationId ?? context.grant?.board.organizationId ?? '', updates);
+    const objects = objectsOf(document);
+    const current = [...touched.keys()].flatMap((id) => (objects.has(id) ? [objects.get(id)] : []));
+    const organizationId = context.organizationId ?? context.grant?.board.organizationId ?? '';
+    const check = await this.objectRules.checkerFor(organizationId, updates, current, viewer?.role ?? 'host');
     // Nothing is awaited from here on: the objects read below are the ones the update applies to.
     addWaitingStructs(document, inspection, context);
     if (touched.size === 0 && outOfBounds.length === 0) return;
-    const objects = objectsOf(document);
     const previous = new Map<string, BoardObject | null>();
     const forbidden = new Map<string, ForbiddenReason>();
     const withRefusedValues = new Set(outOfBounds.flatMap(({ objectId }) => (objectId === null ? [] : [objectId])));
@@ -84,7 +87,7 @@ export class WriteCheckExtension implements Extension {
       Y.applyUpdate(document, payload);
       for (const id of touched.keys()) {
         if (!check || forbidden.has(id) || withRefusedValues.has(id) || !objects.has(id)) continue;
-        const problems = problemsOf(check, objects.get(id));
+        const problems = problemsOf(check, objects.get(id), previous.get(id) ?? null);
         if (problems.length > 0) invalid.set(id, problems);
       }
       if (forbidden.size === 0 && invalid.size === 0 && outOfBounds.length === 0) return;
@@ -114,8 +117,9 @@ export class WriteCheckExtension implements Extension {
 
 /**
  * An update's inspection, or the socket closed and the update refused whole, before any of
- * it is applied: an update holding a value too deep for lib0 to decode (RangeError), or
- * nesting Yjs types deeper than the bounds (undoing those would recurse as deep).
+ * it is applied: an update holding a value too deep for lib0 to decode (RangeError), nesting
+ * Yjs types deeper than the bounds (undoing those would recurse as deep), or writing where
+ * only the server writes (component storage: no client of ours ever does).
  */
 function inspectOrRefuse(document: Y.Doc, update: Uint8Array, context: SocketContext): UpdateInspection {
   let inspection: UpdateInspection;
@@ -125,7 +129,7 @@ function inspectOrRefuse(document: Y.Doc, update: Uint8Array, context: SocketCon
     if (!(error instanceof RangeError)) throw error;
     return refuseUpdate(context);
   }
-  return inspection.nestsTypesTooDeep ? refuseUpdate(context) : inspection;
+  return inspection.nestsTypesTooDeep || inspection.writesServerOwned ? refuseUpdate(context) : inspection;
 }
 
 function refuseUpdate(context: SocketContext): never {
@@ -163,9 +167,9 @@ function deleteApplied(document: Y.Doc, transaction: Y.Transaction, refused: Out
 }
 
 /** Runs inside the transaction: a check that fails refuses the object rather than letting it through. */
-function problemsOf(check: (object: unknown) => FieldError[], object: unknown): FieldError[] {
+function problemsOf(check: (object: unknown, previous: unknown) => FieldError[], object: unknown, previous: unknown): FieldError[] {
   try {
-    return check(object);
+    return check(object, previous);
   } catch {
     return [{ field: '(object)', message: 'could not be checked' }];
   }

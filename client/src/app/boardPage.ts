@@ -1,5 +1,6 @@
 import { BoardApi } from '../api.js';
 import { deviceKeyOf, type BoardLink } from '../boardLink.js';
+import { mountComponents } from '../components/mountComponents.js';
 import { PointerTools, type Tool } from '../input/pointerTools.js';
 import { TextEditor } from '../input/textEditor.js';
 import { BoardEditor, type EditRefusal, type EditResult } from '../model/boardEditor.js';
@@ -77,6 +78,7 @@ function assemble(link: BoardLink, state: StartupState, deviceKey: string, api: 
   editor.track(board);
   const presence = new Presence(board.provider, { id: userId, name: userName, color: me.color, role: me.role });
   const send = (message: object) => board.provider.sendStateless(JSON.stringify(message));
+  const components = mountComponents({ link, scene, camera, documents, editor, role: me.role, send });
   const viewport = new ViewportRules(camera, frames, { isHost: me.role === 'host', warning: $('#lock-warning'), send });
   showPresence(presence, camera);
   const say = (text: string, level: 'info' | 'warning' = 'info') => notify($('#notices'), text, level);
@@ -90,7 +92,7 @@ function assemble(link: BoardLink, state: StartupState, deviceKey: string, api: 
   toggle.addEventListener('click', () => toggle.setAttribute('aria-expanded', String(document.body.classList.toggle('side-open'))));
   const pressTool = renderToolbar($('#toolbar'), (tool) => page.chooseTool(tool), (action) => page.act(action));
   Object.assign(page, {
-    link, state, deviceKey, api, frames, documents, editor, scene, camera, tools, textEditor, presence, viewport, connection, say, refused,
+    link, state, deviceKey, api, frames, documents, editor, scene, camera, tools, textEditor, presence, viewport, connection, say, refused, components,
     chooseTool(tool: Tool) {
       tools.tool = tool;
       document.body.dataset.tool = tool;
@@ -138,7 +140,7 @@ function createTools(
     camera: deps.camera,
     editText: (id) => deps.textEditor.open(id),
     refused: deps.refused,
-    selectionChanged: () => undefined,
+    selectionChanged: (id) => page.components.select(id),
     pointerMoved: (point) => deps.presence.moveCursor(point),
     color: () => deps.color,
     frameBounds: (frameId) => {

@@ -30,6 +30,8 @@ export function handleServerMessage(page: BoardPage, payload: string): void {
       return page.say(rejectionWords(message.reason, message.object_ids.length), 'warning');
     case 'agent:notification':
       return page.say(`${message.agent.name}: ${message.title ? `${message.title} — ` : ''}${message.message}`, message.level === 'warning' || message.level === 'error' ? 'warning' : 'info');
+    case 'component:event':
+      return page.components.deliverEvent(message);
     case 'rate-limited':
       // The server merged this page's messages (nothing is lost): no one needs telling.
       return;

@@ -1,5 +1,6 @@
 import type { BoardApi } from '../api.js';
 import type { BoardLink } from '../boardLink.js';
+import type { ComponentLayer } from '../components/componentLayer.js';
 import type { PointerTools, Tool } from '../input/pointerTools.js';
 import type { TextEditor } from '../input/textEditor.js';
 import type { BoardEditor, EditResult } from '../model/boardEditor.js';
@@ -30,6 +31,8 @@ export interface BoardPage {
   presence: Presence;
   viewport: ViewportRules;
   connection: Connection;
+  /** The component frames over the scene (client/src/components). */
+  components: ComponentLayer;
   chooseTool(tool: Tool): void;
   act(action: ToolbarAction): void;
   say(text: string, level?: 'info' | 'warning'): void;

@@ -25,6 +25,7 @@ export function exposeHooks(): PageHooks {
     },
     objects: () => (hooks.page?.editor.all() ?? []).map((object) => ({ id: object.id, type: object.type, text: textOf(object), document: object.document })),
     role: () => hooks.page?.state.me.role ?? null,
+    components: () => hooks.page?.components.status() ?? { ignored: 0, frames: [] },
     serviceWorkerReady: () => registration.then(async (ready) => ready && (navigator.serviceWorker.controller !== null || (await controllerChange()))),
     flushed: async () => hooks.page?.documents.flushed(),
   });

@@ -16,6 +16,7 @@ export type ServerMessage =
   | { type: 'rate-limited'; limit_per_second: number; coalesced: number }
   | { type: 'agent:notification'; agent: { id: string; name: string }; level: string; title: string | null; message: string }
   | { type: 'write-rejected'; object_ids: string[]; reason: string }
+  | { type: 'component:event'; object_id: string; name: string; payload?: unknown; from: string | null; targets: string[] }
   | { type: 'error'; message: string; for?: string };
 
 const TYPES = new Set<ServerMessage['type']>([
@@ -31,6 +32,7 @@ const TYPES = new Set<ServerMessage['type']>([
   'rate-limited',
   'agent:notification',
   'write-rejected',
+  'component:event',
   'error',
 ]);
 

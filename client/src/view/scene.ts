@@ -19,6 +19,7 @@ export class Scene {
   private readonly objectsLayer: SVGGElement;
   readonly overlay: SVGGElement;
   private readonly drawn = new Map<string, SVGGElement>();
+  private readonly drawListeners = new Set<(id: string, object: BoardObject | null) => void>();
   private selected: string | null = null;
 
   constructor(
@@ -35,8 +36,14 @@ export class Scene {
     this.place();
   }
 
+  /** Told of every object drawn, redrawn (previews included) or removed: components follow their objects. */
+  onObjectDrawn(listener: (id: string, object: BoardObject | null) => void): void {
+    this.drawListeners.add(listener);
+  }
+
   /** Draws or redraws one object; null removes it. */
   drawObject(id: string, object: BoardObject | null): void {
+    for (const listener of this.drawListeners) listener(id, object);
     const old = this.drawn.get(id);
     if (!object) {
       old?.remove();
@@ -103,7 +110,9 @@ export class Scene {
 
 function renderObject(object: BoardObject): SVGGElement {
   const known = KNOWN_TYPES.has(object.type);
-  const classes = `object ${known ? object.type : 'unknown'}${object.locked ? ' locked' : ''}`;
+  // A component's box: its frame (client/src/components) is drawn over it, not its data as words.
+  const component = object.type === 'external-component';
+  const classes = `object ${known ? object.type : component ? 'unknown component' : 'unknown'}${object.locked ? ' locked' : ''}`;
   const group = element('g', { class: classes, 'data-object-id': object.id, 'data-type': object.type, tabindex: 0, role: 'button' });
   // Reachable with Tab and named for screen readers: what it is and what it says.
   group.setAttribute('aria-label', `${object.type}${textOf(object) ? `: ${textOf(object)!.slice(0, 200)}` : ''}`);
@@ -127,7 +136,7 @@ function renderObject(object: BoardObject): SVGGElement {
       group.append(element('rect', { class: 'body', width, height, rx: 4 }));
       group.append(label(`${object.type}`, 'type-label'));
   }
-  const text = textOf(object) ?? (known ? null : firstText(object.data));
+  const text = textOf(object) ?? (known || component ? null : firstText(object.data));
   if (text !== null || object.type === 'sticky' || object.type === 'text') group.append(textBox(text ?? '', width, height, known ? 0 : 22));
   group.append(element('rect', { class: 'resize-handle', x: width - 6, y: height - 6, width: 12, height: 12 }));
   if (object.locked) group.append(lockBadge(width));

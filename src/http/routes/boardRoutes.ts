@@ -83,7 +83,8 @@ export function boardRoutes(
     // A guest never sees the host link (it would make it a host).
     const visibleLinks = caller.role === 'host' ? links : { guest: links.guest };
     const participants = await frames.participantsVisibleTo(caller, board);
-    res.json(presentBoard(board, visibleLinks, { objects, participants, includeParticipants }));
+    const components = await boards.pinnedComponents(board);
+    res.json(presentBoard(board, visibleLinks, { objects, participants, includeParticipants, components }));
   });
 
   // Who the caller is on this board: what the browser client shows as "you" (not in the spec).

@@ -1,11 +1,13 @@
-import { Router, type Request, type Response } from 'express';
+import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { ComponentService } from '../../components/componentService.js';
 import { PACKAGE_LIMITS } from '../../components/packageLimits.js';
 import { deprecateSchema, type DeprecateInput } from '../../components/schemas.js';
 import { errors } from '../../errors.js';
 import { organizationOf, type ApiKeyAuthenticator } from '../auth.js';
+import type { Caller } from '../../boards/caller.js';
+import { callerOf } from '../boardCaller.js';
 import { readMultipart } from '../multipart.js';
-import { validateBody } from '../validate.js';
+import { validateBody, validateQuery } from '../validate.js';
 
 /**
  * The component registry's API, mounted at /api/v1/components. Publishing takes the ZIP as
@@ -34,6 +36,27 @@ export function componentRoutes(components: ComponentService, apiKeys: ApiKeyAut
   router.delete('/:name/:version', requireApiKey, async (req, res) => {
     await components.remove(org(res), String(req.params.name), String(req.params.version));
     res.status(204).end();
+  });
+  return router;
+}
+
+/** The query of `GET /boards/<id>/component-manifest`. */
+const manifestQuerySchema = {
+  type: 'object',
+  required: ['url'],
+  properties: { url: { type: 'string', minLength: 1, maxLength: 2_048 } },
+} as const;
+
+/**
+ * What a board's page asks about the components its objects run, mounted at /api/v1/boards
+ * (any credential of the board): `GET /<id>/component-manifest?url=` answers the version's
+ * manifest with its defaults, 404 for one never published, 410 for one its author deleted.
+ */
+export function boardComponentRoutes(components: ComponentService, boards: { get(caller: Caller, id: string): Promise<unknown> }, boardAuth: RequestHandler): Router {
+  const router = Router();
+  router.get('/:boardId/component-manifest', boardAuth, validateQuery(manifestQuerySchema), async (req, res) => {
+    await boards.get(callerOf(res), String(req.params.boardId));
+    res.json(await components.describe((res.locals.query as { url: string }).url));
   });
   return router;
 }
