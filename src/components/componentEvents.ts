@@ -5,7 +5,8 @@ import { AppError, errors } from '../errors.js';
 import type { Viewer } from '../frames/zonePermissions.js';
 import { FREE_JSON_LIMITS, findJsonViolation, type JsonLimits } from '../util/jsonBounds.js';
 import type { ResolvedComponent } from './componentManifests.js';
-import { COMPONENT_OBJECT_TYPE, componentOf, invalid, type ManifestResolver } from './componentStorage.js';
+import { EXTERNAL_COMPONENT } from './componentObjects.js';
+import { componentOf, invalid, type ManifestResolver } from './componentStorage.js';
 import type { JsonValue } from './manifest.js';
 
 /**
@@ -133,7 +134,7 @@ export class ComponentEvents {
     const targets: RoutedComponentEvent['targets'] = [];
     for (const { document } of await this.deps.frames.readableDocuments(boardId, EVERYTHING)) {
       for (const object of this.deps.liveObjects(document) ?? []) {
-        if (object.type !== COMPONENT_OBJECT_TYPE || object.id === sourceId) continue;
+        if (object.type !== EXTERNAL_COMPONENT || object.id === sourceId) continue;
         const url = object.data?.componentUrl;
         if (typeof url !== 'string') continue;
         if (!resolved.has(url)) resolved.set(url, resolveOrNull(object, this.deps.manifests));

@@ -2,7 +2,7 @@ import * as Y from 'yjs';
 import type { FieldError } from '../errors.js';
 import { webhookUrlProblem } from '../webhooks/egress.js';
 import type { ComponentManifests, ResolvedComponent } from './componentManifests.js';
-import type { Access, Manifest } from './manifestTypes.js';
+import { grants, type Manifest } from './manifest.js';
 import { COMPONENT_NAME } from './registryPaths.js';
 
 /** The built-in object type that runs a component of the registry (SPEC "Board object"). */
@@ -116,7 +116,7 @@ function problemsOf(object: unknown, previous: unknown, context: CheckContext): 
   if (data.props === undefined && context.fill) data.props = {};
   const props = data.props === undefined ? {} : data.props;
   const problems = component.propsProblems(props, field('data.props'));
-  if (before && !mayWriteProps(component.manifest, context.role)) {
+  if (before && !grants(component.manifest.permissions.props[context.role], 'write')) {
     const previousProps = structuredClone(before.data?.props ?? {});
     component.propsProblems(previousProps, '');
     if (!sameComponent) problems.push({ field: field('data.componentUrl'), message: `may be changed only by a role the component lets write props (${context.role} may not)` });
@@ -163,11 +163,6 @@ function sizeProblems(fields: ComponentFields, object: unknown, manifest: Manife
     }
   }
   return problems;
-}
-
-function mayWriteProps(manifest: Manifest, role: WriterRole): boolean {
-  const granted: readonly Access[] = manifest.permissions.props[role];
-  return granted.includes('write') || granted.includes('*');
 }
 
 function aspectRatio(value: Manifest['dimensions']['aspectRatio']): number | null {

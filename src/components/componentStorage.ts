@@ -1,5 +1,5 @@
 import * as Y from 'yjs';
-import { objectsOf, type BoardObject } from '../boards/boardObjects.js';
+import { COMPONENT_STORAGE_MAP, objectsOf, type BoardObject } from '../boards/boardObjects.js';
 import type { Caller } from '../boards/caller.js';
 import type { PlacedObject } from '../boards/objectService.js';
 import type { DocumentAuthor, LiveDocuments, ZonePlacement } from '../boards/ports.js';
@@ -9,16 +9,8 @@ import { zoneDocumentName } from '../frames/frame.js';
 import type { Db } from '../store/database.js';
 import { FREE_JSON_LIMITS, findJsonViolation, type JsonLimits } from '../util/jsonBounds.js';
 import type { ResolvedComponent } from './componentManifests.js';
-import type { Access, JsonValue, Manifest, StorageKeySpec, ValueSpec, Visibility } from './manifest.js';
-
-/** The type objects rendering a registry component have (SPEC "Board object"). */
-export const COMPONENT_OBJECT_TYPE = 'external-component';
-
-/**
- * The server-owned top-level map of a board document holding component storage: objectId →
- * Y.Map key → `{ value, updated_by?, updated_at }` (plain JSON). Only the server writes it.
- */
-export const COMPONENT_STORAGE_MAP = 'componentStorage';
+import { EXTERNAL_COMPONENT } from './componentObjects.js';
+import { grants, valueProblem, type JsonValue, type Manifest, type StorageKeySpec, type Visibility } from './manifest.js';
 
 /** One stored value as a document holds it; `updated_by` only for `shared` keys. */
 export interface StoredEntry {
@@ -41,18 +33,13 @@ export interface ManifestResolver {
  * 410 when its version was deleted. Storage, actions and events all start here.
  */
 export async function componentOf(object: BoardObject, manifests: ManifestResolver): Promise<ResolvedComponent> {
-  if (object.type !== COMPONENT_OBJECT_TYPE) throw errors.conflict(`Object ${object.id} is a ${object.type}, not an ${COMPONENT_OBJECT_TYPE}`);
+  if (object.type !== EXTERNAL_COMPONENT) throw errors.conflict(`Object ${object.id} is a ${object.type}, not an ${EXTERNAL_COMPONENT}`);
   const url = object.data?.componentUrl;
   if (typeof url !== 'string') throw errors.conflict(`Object ${object.id} has no data.componentUrl`);
   const component = await manifests.resolve(url);
   if (!component) throw new AppError('not_found', `The componentUrl of object ${object.id} names no component published in this registry`);
   if (component.deleted) throw errors.gone(`${component.name}@${component.version}, which object ${object.id} renders, was deleted by its author`);
   return component;
-}
-
-/** Whether a role's grants (`permissions.storage.guest`, …) include `access` (`*`: everything). */
-export function grants(granted: readonly Access[], access: 'read' | 'write'): boolean {
-  return granted.includes(access) || granted.includes('*');
 }
 
 /** Why `value` may not be stored under a key of this spec (type, enum, bounds, items, maxItems, size), or null. */
@@ -63,22 +50,6 @@ export function storageValueProblem(value: unknown, spec: StorageKeySpec, field:
   if (problem) return problem;
   if (spec.maxItems !== undefined && Array.isArray(value) && value.length > spec.maxItems) {
     return { field, message: `must NOT have more than ${spec.maxItems} items` };
-  }
-  return null;
-}
-
-/** Why a value does not fit a spec, worded as the manifest's own checks word it. */
-function valueProblem(value: JsonValue, spec: ValueSpec, field: string): FieldError | null {
-  const actual = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
-  if (actual !== spec.type) return { field, message: `must be ${spec.type}` };
-  if (spec.enum && !spec.enum.includes(value as string | number)) return { field, message: `must be one of: ${spec.enum.join(', ')}` };
-  if (typeof value === 'number' && spec.minimum !== undefined && value < spec.minimum) return { field, message: `must be >= ${spec.minimum}` };
-  if (typeof value === 'number' && spec.maximum !== undefined && value > spec.maximum) return { field, message: `must be <= ${spec.maximum}` };
-  if (Array.isArray(value) && spec.items) {
-    for (const [index, item] of value.entries()) {
-      const problem = valueProblem(item, spec.items, `${field}.${index}`);
-      if (problem) return problem;
-    }
   }
   return null;
 }

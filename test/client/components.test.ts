@@ -6,16 +6,10 @@ import type { Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { frameSource } from '../../client/src/components/componentView.js';
 import { parseComponentMessage } from '../../client/src/components/protocol.js';
-import { browserForSuite, objectCentre, screenshot, waitForReady } from '../helpers/browser.js';
+import { browserForSuite, objectCentre, screenshot, waitForReady, type ComponentsStatus } from '../helpers/browser.js';
 import { publishComponent, uniqueComponentName } from '../helpers/components.js';
 import { createBoard, serverForSuite, tokenOf } from '../helpers/fixtures.js';
 import { eventually, startTestServer, type TestServer } from '../helpers/testServer.js';
-
-/** What `window.whiteboard.components()` answers (client/src/components/componentLayer.ts). */
-interface ComponentsStatus {
-  ignored: number;
-  frames: { id: string; url: string; state: string; counters: Record<'accepted' | 'malformed' | 'oversize' | 'rateLimited' | 'ignored' | 'loads', number> | null }[];
-}
 
 /** The README's picture of a component: written again only when asked (`UPDATE_SCREENSHOTS=1`), so a test run leaves the tree clean. */
 const DOCS_SCREENSHOT = fileURLToPath(new URL('../../docs/client-component.png', import.meta.url));
@@ -153,7 +147,7 @@ const PROBE_MANIFEST = {
 
 const CHECKS = ['document.cookie', 'localStorage', 'sessionStorage', 'indexedDB.open', 'parent.document', 'top.location.href', 'fetch'];
 
-const statusOf = (page: Page): Promise<ComponentsStatus> => page.evaluate(() => (window.whiteboard as unknown as { components(): ComponentsStatus }).components());
+const statusOf = (page: Page): Promise<ComponentsStatus> => page.evaluate(() => window.whiteboard.components());
 
 /** The frame of a component object, once the page made it. */
 async function componentFrame(page: Page, objectId: string): Promise<Frame> {
@@ -257,7 +251,7 @@ describe('browser client: components run in sandboxed frames', () => {
     expect(status.counters).toMatchObject({ malformed: 3, oversize: 1, ignored: 1, loads: 1 });
     for (const id of ['bad-1', 'bad-2', 'bad-3', 'big', 'forged-window']) expect(await frame.locator(`#response-${id}`).count(), id).toBe(0);
     await clickInFrame(host.page, objectId, '#flood');
-    await host.page.waitForFunction((id) => (window.whiteboard as unknown as { components(): ComponentsStatus }).components().frames.find((entry) => entry.id === id)!.counters!.rateLimited >= 50, objectId);
+    await host.page.waitForFunction((id) => window.whiteboard.components().frames.find((entry) => entry.id === id)!.counters!.rateLimited >= 50, objectId);
 
     // Another window (another origin) forges bridge messages to the host page: ignored.
     const ignoredBefore = (await statusOf(host.page)).ignored;
@@ -271,7 +265,7 @@ describe('browser client: components run in sandboxed frames', () => {
       window.opener.postMessage({ type: 'bridge:ready' }, '*');
       window.opener.postMessage({ type: 'props.set', id: 'forged-popup', props: { label: 'FORGED-BY-POPUP' } }, '*');
     });
-    await host.page.waitForFunction((before) => (window.whiteboard as unknown as { components(): ComponentsStatus }).components().ignored >= before + 2, ignoredBefore);
+    await host.page.waitForFunction((before) => window.whiteboard.components().ignored >= before + 2, ignoredBefore);
     await popup.close();
     status = (await statusOf(host.page)).frames.find((entry) => entry.id === objectId)!;
     expect(status.counters!.loads).toBe(1);

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { verifyWebhookSignature } from '../../src/webhooks/signature.js';
 import { expectErrorBody } from '../helpers/assertions.js';
-import { publishComponent, uniqueComponentName } from '../helpers/components.js';
+import { placeComponent, publishComponent, uniqueComponentName } from '../helpers/components.js';
 import { createBoard, postFrame, serverForSuite, tokenOf, type CreatedBoard } from '../helpers/fixtures.js';
 import { expectedSignature, startWebhookReceiver, type WebhookReceiver } from '../helpers/webhookReceiver.js';
 import { request } from '../helpers/testServer.js';
@@ -35,15 +35,8 @@ interface Placed {
 async function placed(options: { board?: CreatedBoard; position?: { x: number; y: number } } = {}): Promise<Placed> {
   const { url } = await publishComponent(server, uniqueComponentName('poll'), '1.0.0');
   const board = options.board ?? (await createBoard(server, 'Actions'));
-  const created = await server.api('POST', `/boards/${board.board_uuid}/objects`, {
-    type: 'external-component',
-    data: { componentUrl: url, props: {} },
-    position: options.position ?? { x: 10, y: 10 },
-    width: 300,
-    height: 200,
-  });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  return { board, boardId: board.board_uuid, objectId: created.body.id, url };
+  const objectId = await placeComponent(server, board.board_uuid, url, { position: options.position });
+  return { board, boardId: board.board_uuid, objectId, url };
 }
 
 const actionsPath = (p: { boardId: string; objectId: string }) => `/boards/${p.boardId}/objects/${p.objectId}/actions`;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { matchesEventPattern } from '../../src/components/componentEvents.js';
-import { publishComponent, uniqueComponentName } from '../helpers/components.js';
+import { placeComponent, publishComponent, uniqueComponentName } from '../helpers/components.js';
 import { createBoard, postFrame, serverForSuite, tokenOf } from '../helpers/fixtures.js';
 import type { BoardClient } from '../helpers/realtimeClient.js';
 import { eventually } from '../helpers/testServer.js';
@@ -43,10 +43,8 @@ async function component(globalEvents: { emit?: string[]; listen?: string[] }): 
   return (await publishComponent(server, uniqueComponentName('events'), '1.0.0', { manifest: { globalEvents } })).url;
 }
 
-async function place(boardId: string, url: string, x: number, y = 10): Promise<string> {
-  const created = await server.api('POST', `/boards/${boardId}/objects`, { type: 'external-component', data: { componentUrl: url, props: {} }, position: { x, y }, width: 300, height: 200 });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  return created.body.id as string;
+function place(boardId: string, url: string, x: number, y = 10): Promise<string> {
+  return placeComponent(server, boardId, url, { position: { x, y } });
 }
 
 const eventsOf = (client: BoardClient) => client.messages.filter((message) => message.type === 'component:event');

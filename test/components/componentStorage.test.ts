@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
 import { openDatabase } from '../../src/store/database.js';
 import { expectErrorBody, ISO_TIMESTAMP } from '../helpers/assertions.js';
-import { publishComponent, uniqueComponentName } from '../helpers/components.js';
+import { placeComponent, publishComponent, uniqueComponentName } from '../helpers/components.js';
 import { createBoard, postFrame, serverForSuite, tokenOf, type CreatedBoard } from '../helpers/fixtures.js';
 import type { BoardClient } from '../helpers/realtimeClient.js';
 import { eventually, request } from '../helpers/testServer.js';
@@ -44,15 +44,8 @@ async function placed(manifest: Record<string, unknown> = { storage: STORAGE }, 
   const name = uniqueComponentName('store');
   const { url } = await publishComponent(server, name, '1.0.0', { manifest });
   const board = options.board ?? (await createBoard(server, 'Storage'));
-  const created = await server.api('POST', `/boards/${board.board_uuid}/objects`, {
-    type: 'external-component',
-    data: { componentUrl: url, props: {} },
-    position: options.position ?? { x: 10, y: 10 },
-    width: 300,
-    height: 200,
-  });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  return { board, boardId: board.board_uuid, objectId: created.body.id, name, hostToken: tokenOf(board.access_links.host), guestToken: tokenOf(board.access_links.guest) };
+  const objectId = await placeComponent(server, board.board_uuid, url, { position: options.position });
+  return { board, boardId: board.board_uuid, objectId, name, hostToken: tokenOf(board.access_links.host), guestToken: tokenOf(board.access_links.guest) };
 }
 
 /** Calls the API with a board token (and extra headers), not the API key. */

@@ -35,6 +35,14 @@ interface WhiteboardHooks {
   role(): 'host' | 'guest';
   serviceWorkerReady(): Promise<boolean>;
   flushed(): Promise<void>;
+  components(): ComponentsStatus;
+}
+
+/** What `window.whiteboard.components()` answers (client/src/components/componentLayer.ts). */
+export interface ComponentsStatus {
+  /** Messages on the page's window that came from no component frame. */
+  ignored: number;
+  frames: { id: string; url: string; state: string; counters: Record<'accepted' | 'malformed' | 'oversize' | 'rateLimited' | 'ignored' | 'loads', number> | null }[];
 }
 
 declare global {

@@ -27,3 +27,19 @@ export async function publishComponent(server: TestServer, name: string, version
   if (response.status !== 200) throw new Error(`publish of ${name}@${version} answered ${response.status}: ${JSON.stringify(body)}`);
   return body.component;
 }
+
+/** Where and how large a component object is placed (default at 10,10, the manifest's default size 300×200). */
+export interface ComponentPlacement {
+  position?: { x: number; y: number };
+  props?: Record<string, unknown>;
+  width?: number;
+  height?: number;
+}
+
+/** Places an object running the component at `url` on a board, as the test organization; answers the object's id. */
+export async function placeComponent(server: TestServer, boardId: string, url: string, placement: ComponentPlacement = {}): Promise<string> {
+  const { position = { x: 10, y: 10 }, props = {}, width = 300, height = 200 } = placement;
+  const created = await server.api('POST', `/boards/${boardId}/objects`, { type: 'external-component', data: { componentUrl: url, props }, position, width, height });
+  if (created.status !== 201) throw new Error(`placing ${url} answered ${created.status}: ${JSON.stringify(created.body)}`);
+  return (created.body as { id: string }).id;
+}
