@@ -15,13 +15,14 @@ export const REQUEST_TIMEOUT_MS = 15_000;
 export type Service = Awaited<ReturnType<typeof startService>>;
 
 /** Starts the server; `onUnexpectedExit` hears of it exiting before `stop()` was called. */
-export async function startService(onUnexpectedExit: (reason: string) => void) {
+export async function startService(onUnexpectedExit: (reason: string) => void, overrides: NodeJS.ProcessEnv = {}) {
   const dbFile = join(tmpdir(), `wb-bench-agents-${randomBytes(4).toString('hex')}.db`);
   const apiKey = `wb_bench_${randomBytes(8).toString('hex')}`;
   const env: NodeJS.ProcessEnv = {
     ...process.env, PORT: '0', HOST: '127.0.0.1', DATABASE_URL: process.env.DATABASE_URL ?? `file:${dbFile}`, BOOTSTRAP_API_KEY: apiKey,
     BOOTSTRAP_PLAN: 'enterprise', LOG_LEVEL: 'warn', NODE_ENV: 'production', RATE_LIMIT_PER_MINUTE: '0', RATE_LIMIT_PER_HOUR: '0', RATE_LIMIT_PER_HOUR_PREMIUM: '0',
   };
+  Object.assign(env, overrides);
   // The rule engine: an LLM configured in the caller's shell would measure the LLM instead.
   for (const name of ['LLM_BASE_URL', 'LLM_API_KEY', 'LLM_MODEL']) delete env[name];
   // BENCH_SERVER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") apply to the server process only.
@@ -68,7 +69,8 @@ export async function startService(onUnexpectedExit: (reason: string) => void) {
 /** Counts one pino line of the server's (LOG_LEVEL=warn: every entry is a warning or an error). */
 function countLogLine(line: string, logged: Map<string, number>): void {
   let entry: { level?: string; msg?: string; err?: { message?: string } };
-  if (!line.startsWith('{')) return;
+  // Cheap for info lines (bench:api runs at the production default, one line per request).
+  if (!line.startsWith('{') || !/"level":"(?:warn|error|fatal)"/.test(line)) return;
   try {
     entry = JSON.parse(line) as typeof entry;
   } catch {

@@ -1,6 +1,6 @@
 import * as Y from 'yjs';
 import type { Database } from './database.js';
-import type { AppendResult, DocumentAppend } from './updateLog.js';
+import type { AppendResult, DocumentAppend, StoredParts } from './updateLog.js';
 
 /**
  * Durable Yjs state: an append-only update log plus compacted snapshots.
@@ -17,17 +17,8 @@ export class DocumentStore {
   }
 
   /** The stored parts of a document, unmerged: its snapshot (if any), then its log tail. */
-  async loadParts(name: string): Promise<{ parts: Uint8Array[]; lastSeq: number }> {
-    const { prisma } = this.database;
-    const [snapshot, tail] = await Promise.all([
-      prisma.documentSnapshot.findUnique({ where: { name } }),
-      prisma.documentUpdate.findMany({ where: { name }, orderBy: { seq: 'asc' } }),
-    ]);
-    const parts = [
-      ...(snapshot ? [new Uint8Array(snapshot.state)] : []),
-      ...tail.map((row) => new Uint8Array(row.update)),
-    ];
-    return { parts, lastSeq: Math.max(snapshot?.uptoSeq ?? 0, tail.at(-1)?.seq ?? 0) };
+  loadParts(name: string): Promise<StoredParts> {
+    return this.database.updateLog.loadParts(name);
   }
 
   /** Appends the updates of several documents in one transaction (a group commit). */

@@ -28,7 +28,19 @@ export interface AppendResult {
  */
 export interface UpdateLog {
   append(batch: DocumentAppend[]): Promise<Map<string, AppendResult>>;
+  /**
+   * A document's stored parts, unmerged: its snapshot (if any), then its log tail in order.
+   * Every document load and every REST read of a document not loaded passes here, and through
+   * Prisma each blob was copied into an array of numbers row by row.
+   */
+  loadParts(name: string): Promise<StoredParts>;
   close(): Promise<void>;
+}
+
+/** What is stored of a document: its snapshot and log tail, and the last log row they cover. */
+export interface StoredParts {
+  parts: Uint8Array[];
+  lastSeq: number;
 }
 
 /** Opens the update log of the database at `url` (a `file:` path or a PostgreSQL URL). */
@@ -40,6 +52,7 @@ class SqliteUpdateLog implements UpdateLog {
   private readonly db: BetterSqlite3.Database;
   /** Prepared on first use: the tables exist only once migrations have run. */
   private write: ((batch: DocumentAppend[]) => Map<string, AppendResult>) | null = null;
+  private read: ((name: string) => StoredParts) | null = null;
 
   constructor(file: string) {
     this.db = new BetterSqlite3(file);
@@ -53,8 +66,20 @@ class SqliteUpdateLog implements UpdateLog {
     return this.write(batch);
   }
 
+  async loadParts(name: string): Promise<StoredParts> {
+    this.read ??= this.prepareRead();
+    return this.read(name);
+  }
+
   async close(): Promise<void> {
     this.db.close();
+  }
+
+  private prepareRead(): (name: string) => StoredParts {
+    const snapshot = this.db.prepare<[string], { state: Buffer; upto_seq: number }>('SELECT "state", "upto_seq" FROM "document_snapshots" WHERE "name" = ?');
+    const tail = this.db.prepare<[string], { seq: number; update: Buffer }>('SELECT "seq", "update" FROM "document_updates" WHERE "name" = ? ORDER BY "seq"');
+    // One read transaction: a compaction committing between the two reads cannot drop rows from under it.
+    return this.db.transaction((name: string) => partsOf(snapshot.get(name), tail.all(name)));
   }
 
   private prepare(): (batch: DocumentAppend[]) => Map<string, AppendResult> {
@@ -87,8 +112,9 @@ class PostgresUpdateLog implements UpdateLog {
   private readonly pool: pg.Pool;
 
   constructor(url: string) {
-    // One commit at a time is all the journal asks for; a spare connection covers a retry.
-    this.pool = new pg.Pool({ connectionString: url, max: 2 });
+    // One commit at a time is all the journal asks for; a spare connection covers a retry, and
+    // two more serve document loads without holding commits back.
+    this.pool = new pg.Pool({ connectionString: url, max: 4 });
     this.pool.on('error', () => undefined);
   }
 
@@ -140,9 +166,32 @@ class PostgresUpdateLog implements UpdateLog {
     }
   }
 
+  async loadParts(name: string): Promise<StoredParts> {
+    const client = await this.pool.connect();
+    try {
+      // One snapshot of the database for both reads (REPEATABLE READ), as on SQLite.
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const snapshot = await client.query<{ state: Buffer; upto_seq: number }>('SELECT "state", "upto_seq" FROM "document_snapshots" WHERE "name" = $1', [name]);
+      const tail = await client.query<{ seq: string | number; update: Buffer }>('SELECT "seq", "update" FROM "document_updates" WHERE "name" = $1 ORDER BY "seq"', [name]);
+      await client.query('COMMIT');
+      return partsOf(snapshot.rows[0], tail.rows);
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
   async close(): Promise<void> {
     await this.pool.end();
   }
+}
+
+function partsOf(snapshot: { state: Buffer; upto_seq: number } | undefined, tail: Array<{ seq: string | number; update: Buffer }>): StoredParts {
+  const parts: Uint8Array[] = snapshot ? [new Uint8Array(snapshot.state)] : [];
+  for (const row of tail) parts.push(new Uint8Array(row.update));
+  return { parts, lastSeq: Math.max(snapshot?.upto_seq ?? 0, Number(tail.at(-1)?.seq ?? 0)) };
 }
 
 /**
