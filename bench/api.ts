@@ -59,7 +59,7 @@ function pinToOneCore(pid: number): string {
   }
 }
 
-async function call(service: Service, method: string, path: string, body?: unknown): Promise<any> {
+async function call(service: Service, method: string, path: string, body?: unknown): Promise<unknown> {
   const response = await fetch(`${service.url}/api/v1${path}`, {
     method,
     headers: { 'x-api-key': service.apiKey, 'content-type': 'application/json' },

@@ -32,7 +32,7 @@ import { ApiRateLimits } from './rateLimits/apiRateLimits.js';
 import { OrganizationQueue, PlanRead, RowLock } from './quotas/organizationSerializer.js';
 import { QuotaService } from './quotas/quotaService.js';
 import { SocketMessageMeter } from './quotas/socketMessageMeter.js';
-import { UsageGauges } from './quotas/usageGauges.js';
+import { UsageGauges, type OnlineParticipants } from './quotas/usageGauges.js';
 import { UsageStore } from './quotas/usageStore.js';
 import { ObjectTypeService } from './objectTypes/objectTypeService.js';
 import { createRealtime } from './realtime/realtime.js';
@@ -95,13 +95,13 @@ export async function startApp(options: AppOptions): Promise<App> {
   // Known once the server listens (PORT=0 picks the port).
   let appUrl = config.appUrl ?? '';
   // Quotas measure live participants through the realtime registry, created just below.
-  let participantsOnline: (boardId: string) => number = () => 0;
+  let online: OnlineParticipants = { count: () => 0, boards: () => [] };
   const quotas = new QuotaService({
     db,
     serializer: new OrganizationQueue(database.flavour === 'postgres' ? new RowLock(db) : new PlanRead(db)),
     clock,
     usage: new UsageStore(db),
-    gauges: new UsageGauges(db, (boardId) => participantsOnline(boardId)),
+    gauges: new UsageGauges(db, { count: (boardId: string) => online.count(boardId), boards: () => online.boards() }),
     upgradeUrl: () => config.upgradeUrl ?? `${appUrl}/upgrade`,
   });
   const socketMessages = new SocketMessageMeter(quotas, logger);
@@ -123,7 +123,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     socketMessages,
     componentManifests: components.manifests,
   });
-  participantsOnline = (boardId) => realtime.participantsOnline(boardId);
+  online = { count: (boardId) => realtime.participantsOnline(boardId), boards: () => realtime.boardsOnline() };
 
   let developmentApiKey: string | null = null;
   if (config.bootstrapApiKey) await organizations.ensureBootstrapKey(config.bootstrapApiKey, config.bootstrapPlan);

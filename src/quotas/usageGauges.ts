@@ -1,8 +1,13 @@
 import type { Db } from '../store/database.js';
 import type { GaugeQuota } from './quotaTypes.js';
 
-/** How many people are connected to a board right now (the realtime presence registry). */
-export type OnlineParticipants = (boardId: string) => number;
+/** Who is connected right now (the realtime presence registry). */
+export interface OnlineParticipants {
+  /** How many people are connected to a board. */
+  count(boardId: string): number;
+  /** The boards with anyone connected. */
+  boards(): string[];
+}
 
 /**
  * Measures the quotas that are a state rather than a count per period: active boards, the
@@ -59,19 +64,26 @@ export class UsageGauges {
     return (await this.storageByBoard(organizationId)).reduce((sum, bytes) => sum + bytes, 0);
   }
 
+  /** The most people on one active board: only boards with anyone online are looked up. */
   private async busiestBoard(organizationId: string, now: Date): Promise<number> {
-    const boards = await this.db.board.findMany({ where: { organizationId, status: 'active', expiresAt: { gt: now } }, select: { id: true } });
-    return Math.max(0, ...boards.map((board) => this.onlineParticipants(board.id)));
+    const online = this.onlineParticipants.boards();
+    if (online.length === 0) return 0;
+    const boards = await this.db.board.findMany({ where: { id: { in: online }, organizationId, status: 'active', expiresAt: { gt: now } }, select: { id: true } });
+    return Math.max(0, ...boards.map((board) => this.onlineParticipants.count(board.id)));
   }
 
-  /** Bytes stored per board of the organization (its document and its zone documents). */
+  /**
+   * Bytes stored per board of the organization (its document and its zone documents). A
+   * document's board is the first 36 characters of its name (`<board>` or `<board>/zones/<frame>`),
+   * so documents join boards on equality: one pass over the documents, where matching names by
+   * prefix (`LIKE b.id || '/%'`) compared every board with every document.
+   */
   private async storageByBoard(organizationId: string): Promise<number[]> {
     const rows = await this.db.$queryRaw<Array<{ bytes: bigint | number | null }>>`
-      SELECT SUM(d.bytes) AS bytes FROM boards b
-      JOIN (
-        SELECT name, LENGTH(state) AS bytes FROM document_snapshots
-        UNION ALL SELECT name, LENGTH("update") AS bytes FROM document_updates
-      ) d ON d.name = b.id OR d.name LIKE b.id || '/%'
+      SELECT SUM(d.bytes) AS bytes FROM (
+        SELECT SUBSTR(name, 1, 36) AS board_id, LENGTH(state) AS bytes FROM document_snapshots
+        UNION ALL SELECT SUBSTR(name, 1, 36) AS board_id, LENGTH("update") AS bytes FROM document_updates
+      ) d JOIN boards b ON b.id = d.board_id
       WHERE b.organization_id = ${organizationId}
       GROUP BY b.id`;
     return rows.map((row) => Number(row.bytes ?? 0));

@@ -53,6 +53,11 @@ export class PresenceRegistry {
     return new Set(this.sessions.get(boardId)?.participants.keys() ?? []);
   }
 
+  /** Boards with people connected now (sessions end when the last one leaves). */
+  boardsWithPeople(): string[] {
+    return [...this.sessions.keys()];
+  }
+
   /** People connected to a board now, oldest first. */
   list(boardId: string): Presence[] {
     return [...(this.sessions.get(boardId)?.participants.values() ?? [])];

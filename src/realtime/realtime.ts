@@ -60,6 +60,8 @@ export interface Realtime {
   agentSockets: AgentSockets;
   /** How many people are connected to a board now (visible agents take no seat). */
   participantsOnline(boardId: string): number;
+  /** Boards with people connected to this instance now. */
+  boardsOnline(): string[];
   /** Starts accepting sockets on the HTTP server's upgrade requests. */
   listen(server: Server): void;
   close(): Promise<void>;
@@ -118,6 +120,7 @@ export function createRealtime(deps: RealtimeDependencies): Realtime {
     hocuspocus,
     agentSockets,
     participantsOnline: (boardId) => registry.userIds(boardId).size,
+    boardsOnline: () => registry.boardsWithPeople(),
     listen(server) {
       sockets = attachSocketServer(server, {
         hocuspocus,
