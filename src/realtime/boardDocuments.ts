@@ -13,12 +13,17 @@ import type { UpdateJournal } from './updateJournal.js';
 
 /** How long a REST write waits for its update to be committed before answering 503. */
 const DURABILITY_TIMEOUT_MS = 10_000;
+/** Durable states of documents nobody has open that REST reads keep (a board page polled over the API). */
+const STORED_READS_KEPT = 16;
 
 /**
  * The live documents of boards/ports.ts on Hocuspocus: REST reads and writes go through
  * the same in-memory documents that sockets edit, so both always agree.
  */
 export class BoardDocuments implements LiveDocuments {
+  /** Durable states read lately by REST, by name, oldest first, with the sequence number they were read at. */
+  private readonly storedReads = new Map<string, { lastSeq: number; doc: Y.Doc }>();
+
   constructor(
     private readonly hocuspocus: Hocuspocus,
     private readonly store: DocumentStore,
@@ -51,15 +56,30 @@ export class BoardDocuments implements LiveDocuments {
     return this.read(name, readObjects);
   }
 
-  /** Reads a document without changing it: the live one when it is loaded, else the durable state (never loaded for this). */
+  /**
+   * Reads a document without changing it: the live one when it is loaded, else the durable
+   * state (never loaded into Hocuspocus for this). A durable state read lately is kept and
+   * read again while the store's last sequence number for it has not moved.
+   */
   async read<T>(name: string, reader: (doc: Y.Doc) => T): Promise<T> {
     const live = this.hocuspocus.documents.get(name);
     if (live && !live.isLoading) return reader(live);
+    const lastSeq = await this.store.lastSeq(name);
+    const kept = this.storedReads.get(name);
+    if (kept?.lastSeq === lastSeq) return reader(kept.doc);
     const doc = await this.persistence.loadStored(name);
-    try {
-      return reader(doc);
-    } finally {
-      doc.destroy();
+    this.keep(name, { lastSeq, doc });
+    return reader(doc);
+  }
+
+  private keep(name: string, read: { lastSeq: number; doc: Y.Doc }): void {
+    this.storedReads.get(name)?.doc.destroy();
+    this.storedReads.delete(name);
+    this.storedReads.set(name, read);
+    for (const [oldest, entry] of this.storedReads) {
+      if (this.storedReads.size <= STORED_READS_KEPT) break;
+      entry.doc.destroy();
+      this.storedReads.delete(oldest);
     }
   }
 

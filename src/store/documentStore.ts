@@ -21,6 +21,11 @@ export class DocumentStore {
     return this.database.updateLog.loadParts(name);
   }
 
+  /** The last log row a document's stored state covers (see UpdateLog.lastSeq). */
+  lastSeq(name: string): Promise<number> {
+    return this.database.updateLog.lastSeq(name);
+  }
+
   /** Appends the updates of several documents in one transaction (a group commit). */
   append(batch: DocumentAppend[]): Promise<Map<string, AppendResult>> {
     return this.database.updateLog.append(batch);

@@ -34,6 +34,11 @@ export interface UpdateLog {
    * Prisma each blob was copied into an array of numbers row by row.
    */
   loadParts(name: string): Promise<StoredParts>;
+  /**
+   * The last log row a document's stored state covers (0 when it has none): it grows with every
+   * append and stays as it is through compaction, so a copy read at the same value is current.
+   */
+  lastSeq(name: string): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -53,6 +58,7 @@ class SqliteUpdateLog implements UpdateLog {
   /** Prepared on first use: the tables exist only once migrations have run. */
   private write: ((batch: DocumentAppend[]) => Map<string, AppendResult>) | null = null;
   private read: ((name: string) => StoredParts) | null = null;
+  private last: BetterSqlite3.Statement<[string, string], { seq: number | null }> | null = null;
 
   constructor(file: string) {
     this.db = new BetterSqlite3(file);
@@ -73,6 +79,13 @@ class SqliteUpdateLog implements UpdateLog {
 
   async close(): Promise<void> {
     this.db.close();
+  }
+
+  async lastSeq(name: string): Promise<number> {
+    this.last ??= this.db.prepare<[string, string], { seq: number | null }>(
+      'SELECT MAX(seq) AS seq FROM (SELECT MAX("seq") AS seq FROM "document_updates" WHERE "name" = ? UNION ALL SELECT "upto_seq" FROM "document_snapshots" WHERE "name" = ?)',
+    );
+    return this.last.get(name, name)?.seq ?? 0;
   }
 
   private prepareRead(): (name: string) => StoredParts {
@@ -181,6 +194,14 @@ class PostgresUpdateLog implements UpdateLog {
     } finally {
       client.release();
     }
+  }
+
+  async lastSeq(name: string): Promise<number> {
+    const result = await this.pool.query<{ seq: string | null }>(
+      'SELECT GREATEST((SELECT MAX("seq") FROM "document_updates" WHERE "name" = $1), (SELECT "upto_seq" FROM "document_snapshots" WHERE "name" = $1)) AS seq',
+      [name],
+    );
+    return Number(result.rows[0]?.seq ?? 0);
   }
 
   async close(): Promise<void> {

@@ -155,6 +155,19 @@ export function registerUpdateLogContract(open: () => ContractDatabase): void {
       expect((await store().load(name)).lastSeq).toBe(last);
     });
 
+    it('answers the last sequence number a document’s stored state covers: 0 for none, growing with appends, kept by compaction', async () => {
+      const name = randomUUID();
+      const { updates: written } = updates(3);
+      expect(await store().lastSeq(name)).toBe(0);
+      const first = (await store().append([{ name, updates: written.slice(0, 2) }])).get(name)!.lastSeq;
+      expect(await store().lastSeq(name)).toBe(first);
+      await store().saveSnapshot(name, Y.mergeUpdates(written.slice(0, 2)), first);
+      expect(await store().lastSeq(name)).toBe(first);
+      const next = (await store().append([{ name, updates: written.slice(2) }])).get(name)!.lastSeq;
+      expect(next).toBeGreaterThan(first);
+      expect(await store().lastSeq(name)).toBe(next);
+    });
+
     it('does not let a repaired snapshot replace one reaching further', async () => {
       const name = randomUUID();
       const { updates: written } = updates(4);
