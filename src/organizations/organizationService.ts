@@ -4,6 +4,7 @@ import { errors } from '../errors.js';
 import type { Db } from '../store/database.js';
 import { apiKeyPrefix, generateApiKey, hashApiKey, hashPassword } from './credentials.js';
 import type { Plan } from './plans.js';
+import { ApiKeyCache } from './apiKeyCache.js';
 
 /** An organization as the rest of the service sees it. */
 export interface Organization {
@@ -30,6 +31,9 @@ export interface OrganizationServiceDependencies {
 
 /** Organizations, their API keys and their users. */
 export class OrganizationService {
+  /** Recently authenticated keys (organizations/apiKeyCache.ts): most requests skip the lookup. */
+  private readonly keys = new ApiKeyCache();
+
   constructor(private readonly deps: OrganizationServiceDependencies) {}
 
   /** Creates an organization with a new API key; the plain key is returned only here. */
@@ -57,13 +61,15 @@ export class OrganizationService {
 
   /** The organization and key id of an API key, or null for an unknown key. */
   async authenticateKey(apiKey: string): Promise<ApiKeyPrincipal | null> {
-    const row = await this.deps.db.apiKey.findUnique({
-      where: { keyHash: hashApiKey(apiKey) },
-      include: { organization: true },
-    });
+    const keyHash = hashApiKey(apiKey);
+    const cached = this.keys.get(keyHash);
+    if (cached) return cached;
+    const row = await this.deps.db.apiKey.findUnique({ where: { keyHash }, include: { organization: true } });
     if (!row) return null;
     const { id, name, plan } = row.organization;
-    return { organization: { id, name, plan: plan as Plan }, apiKeyId: row.id };
+    const principal = { organization: { id, name, plan: plan as Plan }, apiKeyId: row.id };
+    this.keys.set(keyHash, principal);
+    return principal;
   }
 
   /**
@@ -72,6 +78,7 @@ export class OrganizationService {
    */
   async regenerateApiKey(id: string): Promise<{ organization: Organization; apiKey: string }> {
     const apiKey = generateApiKey();
+    this.keys.forgetOrganization(id);
     const row = await this.deps.db.organization.update({
       where: { id },
       data: {
@@ -81,11 +88,14 @@ export class OrganizationService {
         },
       },
     });
+    // Again after the write: a request authenticated while it ran may have kept an old key.
+    this.keys.forgetOrganization(id);
     return { organization: { id: row.id, name: row.name, plan: row.plan as Plan }, apiKey };
   }
 
   async changePlan(id: string, plan: Plan): Promise<Organization> {
     const updated = await this.deps.db.organization.updateMany({ where: { id }, data: { plan } });
+    this.keys.forgetOrganization(id);
     if (updated.count === 0) throw errors.notFound('Organization');
     const row = await this.deps.db.organization.findUniqueOrThrow({ where: { id } });
     return { id: row.id, name: row.name, plan: row.plan as Plan };

@@ -32,11 +32,14 @@ export class UsageGauges {
   async measure(organizationId: string, types: GaugeQuota[], now: Date): Promise<Map<GaugeQuota, number>> {
     const measured = new Map<GaugeQuota, number>();
     const storage = types.some((type) => type === 'storage_org' || type === 'storage_board') ? await this.storageByBoard(organizationId) : [];
-    for (const type of types) measured.set(type, await this.measureOne(organizationId, type, now, storage));
+    // storage_org and storage_component both count the components: measured once.
+    let components: Promise<number> | null = null;
+    const componentBytes = () => (components ??= this.componentBytes(this.db, organizationId));
+    for (const type of types) measured.set(type, await this.measureOne(organizationId, type, now, storage, componentBytes));
     return measured;
   }
 
-  private async measureOne(organizationId: string, type: GaugeQuota, now: Date, storage: number[]): Promise<number> {
+  private async measureOne(organizationId: string, type: GaugeQuota, now: Date, storage: number[], componentBytes: () => Promise<number>): Promise<number> {
     switch (type) {
       case 'boards':
         return this.activeBoards(this.db, organizationId, now);
@@ -45,11 +48,11 @@ export class UsageGauges {
       case 'object_types':
         return this.objectTypes(this.db, organizationId);
       case 'storage_org':
-        return storage.reduce((sum, bytes) => sum + bytes, 0) + (await this.componentBytes(this.db, organizationId));
+        return storage.reduce((sum, bytes) => sum + bytes, 0) + (await componentBytes());
       case 'storage_board':
         return Math.max(0, ...storage);
       case 'storage_component':
-        return this.componentBytes(this.db, organizationId);
+        return componentBytes();
     }
   }
 
