@@ -84,7 +84,7 @@ export interface App {
 export async function startApp(options: AppOptions): Promise<App> {
   const { config, clock = systemClock, logger = createLogger(config.logLevel) } = options;
   if (!isPlan(config.bootstrapPlan)) throw new Error(`BOOTSTRAP_PLAN must be a plan name, got "${config.bootstrapPlan}"`);
-  const database = await openDatabase(config.databaseUrl);
+  const database = await openDatabase(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
   const applied = await migrate(database);
   if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
 

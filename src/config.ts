@@ -27,6 +27,11 @@ export interface AppConfig {
   expirySweepIntervalMs: number;
   /** Allow webhook URLs on loopback/private ranges and plain http. @default true unless NODE_ENV=production */
   webhookAllowPrivate: boolean;
+  /**
+   * SQLite's `synchronous` (`SQLITE_SYNCHRONOUS`): `normal` survives a killed process, `full` also
+   * a power loss, at a disk flush per commit. @default 'normal'
+   */
+  sqliteSynchronous: SqliteSynchronous;
   /** Delays before each webhook retry. @default [1000, 5000, 25000] */
   webhookRetryDelaysMs: number[];
   /** Where 402/403 quota answers send clients to raise their plan. @default `${APP_URL}/upgrade` */
@@ -67,6 +72,15 @@ function jwtSecret(value: string | undefined): string | undefined {
   return value;
 }
 
+/** How much SQLite waits for the disk at each commit. */
+export type SqliteSynchronous = 'normal' | 'full';
+
+function sqliteSynchronous(value: string | undefined): SqliteSynchronous {
+  const chosen = (value || 'normal').toLowerCase();
+  if (chosen !== 'normal' && chosen !== 'full') throw new Error(`SQLITE_SYNCHRONOUS must be "normal" or "full", got "${value}"`);
+  return chosen;
+}
+
 function integer(value: string | undefined, fallback: number, name: string): number {
   if (value === undefined || value === '') return fallback;
   const parsed = Number(value);
@@ -105,6 +119,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     logLevel: env.LOG_LEVEL || (env.NODE_ENV === 'test' ? 'silent' : 'info'),
     expirySweepIntervalMs: integer(env.EXPIRY_SWEEP_INTERVAL_MS, 30_000, 'EXPIRY_SWEEP_INTERVAL_MS'),
     webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE ? env.WEBHOOK_ALLOW_PRIVATE === 'true' : env.NODE_ENV !== 'production',
+    sqliteSynchronous: sqliteSynchronous(env.SQLITE_SYNCHRONOUS),
     webhookRetryDelaysMs: retryDelays(env.WEBHOOK_RETRY_DELAYS_MS),
     upgradeUrl: env.UPGRADE_URL || undefined,
     llm: llmSettings(env),

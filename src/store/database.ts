@@ -31,7 +31,8 @@ export function sqliteFilePath(url: string): string {
  * (prisma/schema.prisma); their clients differ only in the SQL they compile to, so
  * the PostgreSQL client is used through the SQLite client's type.
  */
-export async function openDatabase(url: string): Promise<Database> {
+export async function openDatabase(url: string, options: { sqliteSynchronous?: 'normal' | 'full' } = {}): Promise<Database> {
+  const synchronous = options.sqliteSynchronous === 'full' ? 'FULL' : 'NORMAL';
   if (url.startsWith('file:')) {
     const file = sqliteFilePath(url);
     mkdirSync(dirname(file), { recursive: true });
@@ -41,12 +42,13 @@ export async function openDatabase(url: string): Promise<Database> {
     ]);
     const prisma = new generated.PrismaClient({ adapter: new PrismaBetterSQLite3({ url: `file:${file}` }) });
     // WAL lets readers run beside the writer; NORMAL sync in WAL mode survives a killed
-    // process (the OS holds the written pages), and busy_timeout lets a second process wait.
+    // process (the OS holds the written pages), FULL a power loss too (SQLITE_SYNCHRONOUS);
+    // busy_timeout lets a second process wait.
     await prisma.$queryRawUnsafe('PRAGMA journal_mode = WAL');
-    await prisma.$queryRawUnsafe('PRAGMA synchronous = NORMAL');
+    await prisma.$queryRawUnsafe(`PRAGMA synchronous = ${synchronous}`);
     await prisma.$queryRawUnsafe('PRAGMA foreign_keys = ON');
     await prisma.$queryRawUnsafe('PRAGMA busy_timeout = 5000');
-    const updateLog = openUpdateLog(url, file);
+    const updateLog = openUpdateLog(url, file, synchronous);
     const deliveryLog = openDeliveryLog(url, file);
     return { prisma, flavour: 'sqlite', updateLog, deliveryLog, close: () => closeAll(prisma, updateLog, deliveryLog) };
   }

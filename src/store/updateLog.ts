@@ -49,8 +49,8 @@ export interface StoredParts {
 }
 
 /** Opens the update log of the database at `url` (a `file:` path or a PostgreSQL URL). */
-export function openUpdateLog(url: string, sqliteFile?: string): UpdateLog {
-  return sqliteFile ? new SqliteUpdateLog(sqliteFile) : new PostgresUpdateLog(url);
+export function openUpdateLog(url: string, sqliteFile?: string, synchronous: 'NORMAL' | 'FULL' = 'NORMAL'): UpdateLog {
+  return sqliteFile ? new SqliteUpdateLog(sqliteFile, synchronous) : new PostgresUpdateLog(url);
 }
 
 class SqliteUpdateLog implements UpdateLog {
@@ -60,10 +60,10 @@ class SqliteUpdateLog implements UpdateLog {
   private read: ((name: string) => StoredParts) | null = null;
   private last: BetterSqlite3.Statement<[string, string], { seq: number | null }> | null = null;
 
-  constructor(file: string) {
+  constructor(file: string, synchronous: 'NORMAL' | 'FULL') {
     this.db = new BetterSqlite3(file);
     this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma(`synchronous = ${synchronous}`);
     this.db.pragma('busy_timeout = 5000');
   }
 
