@@ -1,5 +1,3 @@
-import type { ApiKeyPrincipal } from './organizationService.js';
-
 /**
  * How long an authenticated key is trusted from memory. Every API-key request looked up the key
  * and its organization (two queries, about a millisecond of CPU through Prisma); a change made on
@@ -10,11 +8,16 @@ export const API_KEY_TTL_MS = 5_000;
 /** Keys kept; the least recently authenticated goes first. Unknown keys are never kept. */
 const MAX_KEYS = 10_000;
 
-/** Principals of recently authenticated API keys, by key hash. */
-export class ApiKeyCache {
-  private readonly entries = new Map<string, { principal: ApiKeyPrincipal; until: number }>();
+/** Whom a key authenticates: at least its organization. */
+interface Principal {
+  organization: { id: string };
+}
 
-  get(keyHash: string): ApiKeyPrincipal | null {
+/** Principals of recently authenticated API keys, by key hash. */
+export class ApiKeyCache<P extends Principal> {
+  private readonly entries = new Map<string, { principal: P; until: number }>();
+
+  get(keyHash: string): P | null {
     const entry = this.entries.get(keyHash);
     if (!entry) return null;
     this.entries.delete(keyHash);
@@ -23,7 +26,7 @@ export class ApiKeyCache {
     return entry.principal;
   }
 
-  set(keyHash: string, principal: ApiKeyPrincipal): void {
+  set(keyHash: string, principal: P): void {
     this.entries.delete(keyHash);
     this.entries.set(keyHash, { principal, until: Date.now() + API_KEY_TTL_MS });
     if (this.entries.size > MAX_KEYS) this.entries.delete(this.entries.keys().next().value!);

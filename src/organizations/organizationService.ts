@@ -32,7 +32,7 @@ export interface OrganizationServiceDependencies {
 /** Organizations, their API keys and their users. */
 export class OrganizationService {
   /** Recently authenticated keys (organizations/apiKeyCache.ts): most requests skip the lookup. */
-  private readonly keys = new ApiKeyCache();
+  private readonly keys = new ApiKeyCache<ApiKeyPrincipal>();
 
   constructor(private readonly deps: OrganizationServiceDependencies) {}
 
