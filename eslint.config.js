@@ -47,7 +47,7 @@ export default tseslint.config(
     rules: forbidden(['http', 'realtime'], 'A domain does not depend on the edges (src/http, src/realtime): define a port in the domain.'),
   },
   {
-    // The browser client shares the server's zone rules (pure functions) and nothing else of it.
+    // The browser client shares the server's zone and manifest rules (pure functions) and nothing else of it.
     files: ['client/**/*.ts'],
     rules: {
       'no-restricted-imports': [
@@ -55,8 +55,8 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: '^(\\.\\./)+src/(?!frames/(writeRules|zonePermissions|frame)\\.js$)',
-              message: 'The client imports from src/ only the zone rules (src/frames/writeRules, zonePermissions, frame types).',
+              regex: '^(\\.\\./)+src/(?!frames/(writeRules|zonePermissions|frame)\\.js$|components/manifestRules\\.js$)',
+              message: 'The client imports from src/ only the zone rules (src/frames/writeRules, zonePermissions, frame types) and the manifest rules (src/components/manifestRules).',
             },
           ],
         },

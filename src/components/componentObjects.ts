@@ -2,7 +2,8 @@ import * as Y from 'yjs';
 import type { FieldError } from '../errors.js';
 import { webhookUrlProblem } from '../webhooks/egress.js';
 import type { ComponentManifests, ResolvedComponent } from './componentManifests.js';
-import { grants, type Manifest } from './manifest.js';
+import type { Manifest } from './manifest.js';
+import { grants } from './manifestRules.js';
 import { COMPONENT_NAME } from './registryPaths.js';
 
 /** The built-in object type that runs a component of the registry (SPEC "Board object"). */

@@ -10,7 +10,8 @@ import type { Db } from '../store/database.js';
 import { FREE_JSON_LIMITS, findJsonViolation, type JsonLimits } from '../util/jsonBounds.js';
 import type { ResolvedComponent } from './componentManifests.js';
 import { EXTERNAL_COMPONENT } from './componentObjects.js';
-import { grants, valueProblem, type JsonValue, type Manifest, type StorageKeySpec, type Visibility } from './manifest.js';
+import type { JsonValue, Manifest, StorageKeySpec, Visibility } from './manifest.js';
+import { grants, valueProblem } from './manifestRules.js';
 
 /** One stored value as a document holds it; `updated_by` only for `shared` keys. */
 export interface StoredEntry {

@@ -4,7 +4,8 @@ import type { FieldError } from '../errors.js';
 import { fieldOf, messageOf } from '../util/ajvErrors.js';
 import { findJsonViolation, type JsonLimits } from '../util/jsonBounds.js';
 import { FORMATS, MANIFEST_SCHEMA } from './manifestSchema.js';
-import type { Access, Duration, JsonValue, Manifest, ManifestResult, PropSpec, StorageKeySpec, ValueSpec } from './manifestTypes.js';
+import { valueProblem } from './manifestRules.js';
+import type { Duration, Manifest, ManifestResult, PropSpec, StorageKeySpec, ValueSpec } from './manifestTypes.js';
 
 export type * from './manifestTypes.js';
 export { isPackagePath } from './manifestSchema.js';
@@ -210,25 +211,4 @@ function specProblems(spec: PropSpec | StorageKeySpec, field: string): FieldErro
     return [{ field: `${field}.default`, message: `must NOT have more than ${maxItems} items` }];
   }
   return [];
-}
-
-/** Why `value` does not fit `spec`, worded as ajv words it (propsSchema checks the same later; component storage checks values with it). */
-export function valueProblem(value: JsonValue, spec: ValueSpec, field: string): FieldError | null {
-  const actual = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
-  if (actual !== spec.type) return { field, message: `must be ${spec.type}` };
-  if (spec.enum && !spec.enum.includes(value as string | number)) return { field, message: `must be one of: ${spec.enum.join(', ')}` };
-  if (typeof value === 'number' && spec.minimum !== undefined && value < spec.minimum) return { field, message: `must be >= ${spec.minimum}` };
-  if (typeof value === 'number' && spec.maximum !== undefined && value > spec.maximum) return { field, message: `must be <= ${spec.maximum}` };
-  if (Array.isArray(value) && spec.items) {
-    for (const [index, item] of value.entries()) {
-      const problem = valueProblem(item, spec.items, `${field}.${index}`);
-      if (problem) return problem;
-    }
-  }
-  return null;
-}
-
-/** Whether a role's grants (`permissions.storage.guest`, …) include `access` (`*`: everything). */
-export function grants(granted: readonly Access[], access: 'read' | 'write'): boolean {
-  return granted.includes(access) || granted.includes('*');
 }

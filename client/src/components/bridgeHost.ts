@@ -2,6 +2,7 @@ import type { BoardEditor, EditRefusal } from '../model/boardEditor.js';
 import type { ComponentApi } from './componentApi.js';
 import type { FrameHost } from './componentFrame.js';
 import { propsWithDefaults, type ClientManifest, type PropSpec } from './manifests.js';
+import { valueProblem } from '../../../src/components/manifestRules.js';
 import { isPlainObject, type ComponentRequest, type JsonObject, type JsonValue } from './protocol.js';
 
 /** What the bridge reaches on the page: the page's own API and editor, never its token. */
@@ -81,13 +82,8 @@ function setProps(editor: BoardEditor, role: 'host' | 'guest', subject: FrameSub
   return { props: propsWithDefaults(subject.manifest, props) };
 }
 
-/** Why a value does not fit its prop's spec (type, enum, bounds), or null. */
+/** Why a value does not fit its prop's spec (the server's own rule: type, enum, bounds, items), or null. */
 export function propProblem(name: string, spec: PropSpec, value: JsonValue): string | null {
-  const type = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
-  if (type !== spec.type) return `The prop ${name} must be a ${spec.type}`;
-  if (spec.enum && !spec.enum.includes(value as string | number)) return `The prop ${name} must be one of ${spec.enum.join(', ')}`;
-  if (typeof value === 'number' && ((spec.minimum !== undefined && value < spec.minimum) || (spec.maximum !== undefined && value > spec.maximum))) {
-    return `The prop ${name} must lie between ${spec.minimum ?? '-∞'} and ${spec.maximum ?? '∞'}`;
-  }
-  return null;
+  const problem = valueProblem(value, spec, name);
+  return problem ? `The prop ${problem.field} ${problem.message}` : null;
 }

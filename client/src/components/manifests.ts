@@ -1,3 +1,4 @@
+import { grants, type Access, type ValueSpec } from '../../../src/components/manifestRules.js';
 import type { ComponentApi } from './componentApi.js';
 import type { JsonObject, JsonValue } from './protocol.js';
 import { isPlainObject } from './protocol.js';
@@ -13,12 +14,9 @@ export interface ClientManifest {
   propsWriters: { host: boolean; guest: boolean };
 }
 
-export interface PropSpec {
-  type: string;
+/** A prop as the manifest declares it (the server's ValueSpec: type, enum, bounds, items), with its default and label. */
+export interface PropSpec extends ValueSpec {
   default: JsonValue;
-  enum?: (string | number)[];
-  minimum?: number;
-  maximum?: number;
   label?: string;
 }
 
@@ -87,8 +85,7 @@ function readManifest(body: unknown): ClientManifest {
   const viewport = isPlainObject(rendering.viewport) ? rendering.viewport : {};
   const permissions = isPlainObject(manifest.permissions) && isPlainObject(manifest.permissions.props) ? manifest.permissions.props : {};
   const defaults = DEFAULT_MANIFEST.rendering;
-  const writes = (role: 'host' | 'guest') =>
-    Array.isArray(permissions[role]) ? (permissions[role] as unknown[]).some((grant) => grant === 'write' || grant === '*') : DEFAULT_MANIFEST.propsWriters[role];
+  const writes = (role: 'host' | 'guest') => (Array.isArray(permissions[role]) ? grants(permissions[role] as Access[], 'write') : DEFAULT_MANIFEST.propsWriters[role]);
   return {
     name: text(root.name) ?? text(manifest.name),
     version: text(root.version) ?? text(manifest.version),
@@ -111,11 +108,13 @@ function readProps(value: unknown): Record<string, PropSpec> {
     if (!isPlainObject(spec) || typeof spec.type !== 'string' || !('default' in spec)) continue;
     const ui = isPlainObject(spec.ui) ? spec.ui : {};
     props[name] = {
-      type: spec.type,
+      // The server validated the manifest: its types are ValueSpec's.
+      type: spec.type as ValueSpec['type'],
       default: spec.default as JsonValue,
       ...(Array.isArray(spec.enum) ? { enum: spec.enum.filter((item): item is string | number => typeof item === 'string' || typeof item === 'number') } : {}),
       ...(typeof spec.minimum === 'number' ? { minimum: spec.minimum } : {}),
       ...(typeof spec.maximum === 'number' ? { maximum: spec.maximum } : {}),
+      ...(isPlainObject(spec.items) ? { items: spec.items as unknown as ValueSpec } : {}),
       ...(typeof ui.label === 'string' ? { label: ui.label } : {}),
     };
   }

@@ -82,7 +82,7 @@ export class PropsPanel {
 function specsOf(manifest: ClientManifest, props: JsonObject): Record<string, PropSpec> {
   const specs: Record<string, PropSpec> = { ...manifest.props };
   for (const [name, value] of Object.entries(props)) {
-    if (!specs[name] && (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')) specs[name] = { type: typeof value, default: value };
+    if (!specs[name] && (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')) specs[name] = { type: typeof value as 'string' | 'number' | 'boolean', default: value };
   }
   return specs;
 }
