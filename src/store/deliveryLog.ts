@@ -1,5 +1,6 @@
-import BetterSqlite3 from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
+import { openSqliteConnection, whenUnlocked } from './sqliteConnection.js';
 
 /** A delivery to write into the outbox. */
 export interface NewDelivery {
@@ -92,9 +93,7 @@ class SqliteDeliveryLog implements DeliveryLog {
   private readonly statements = new Map<string, BetterSqlite3.Statement>();
 
   constructor(file: string) {
-    this.db = new BetterSqlite3(file);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('busy_timeout = 5000');
+    this.db = openSqliteConnection(file);
   }
 
   async insert(deliveries: NewDelivery[]): Promise<void> {
@@ -102,39 +101,43 @@ class SqliteDeliveryLog implements DeliveryLog {
       `INSERT INTO webhook_deliveries (id, organization_id, subscription_id, board_id, event, url, body, signature, status, attempt_count, next_attempt_at, created_at, responded_attempts, response_ms_total, last_error, completed_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, 0, 0, ?, ?)`,
     );
-    this.db.transaction(() => {
+    const transaction = this.db.transaction(() => {
       for (const d of deliveries) {
         const at = sqliteTime(d.createdAt);
         const refused = d.refusedBecause ?? null;
         insert.run(d.id, d.organizationId, d.subscriptionId, d.boardId, d.event, d.url, d.body, d.signature, refused ? 'failed' : 'pending', at, at, refused, refused ? at : null);
       }
-    })();
+    });
+    await whenUnlocked(() => transaction.immediate());
   }
 
   async due(now: Date, limit: number, skipUrls: string[] = []) {
     const at = sqliteTime(now);
     const skip = skipUrls.length > 0 ? `AND url NOT IN (${skipUrls.map(() => '?').join(', ')})` : '';
-    return this.statement(
+    const select = this.statement(
       `SELECT id, url FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ? ${skip}
        ORDER BY next_attempt_at LIMIT ?`,
-    ).all(at, ...skipUrls, limit) as Array<{ id: string; url: string }>;
+    );
+    return whenUnlocked(() => select.all(at, ...skipUrls, limit) as Array<{ id: string; url: string }>);
   }
 
   async claim(ids: string[], now: Date, leaseUntil: Date): Promise<ClaimedDelivery[]> {
     if (ids.length === 0) return [];
     const placeholders = ids.map(() => '?').join(', ');
-    return this.statement(
+    const claim = this.statement(
       `UPDATE webhook_deliveries SET locked_until = ?, next_attempt_at = ?, attempt_count = attempt_count + 1
        WHERE id IN (${placeholders}) AND status = 'pending' AND next_attempt_at <= ? RETURNING ${COLUMNS}`,
-    ).all(sqliteTime(leaseUntil), sqliteTime(leaseUntil), ...ids, sqliteTime(now)) as ClaimedDelivery[];
+    );
+    return whenUnlocked(() => claim.all(sqliteTime(leaseUntil), sqliteTime(leaseUntil), ...ids, sqliteTime(now)) as ClaimedDelivery[]);
   }
 
   async release(ids: string[], now: Date): Promise<void> {
     const placeholders = ids.map(() => '?').join(', ');
-    this.statement(
+    const release = this.statement(
       `UPDATE webhook_deliveries SET locked_until = NULL, next_attempt_at = ?, attempt_count = attempt_count - 1
        WHERE id IN (${placeholders}) AND status = 'pending'`,
-    ).run(sqliteTime(now), ...ids);
+    );
+    await whenUnlocked(() => release.run(sqliteTime(now), ...ids));
   }
 
   async record(attempts: RecordedAttempt[], resetFailures: string[]): Promise<void> {
@@ -144,7 +147,7 @@ class SqliteDeliveryLog implements DeliveryLog {
        WHERE id = ?`,
     );
     const reset = this.statement('UPDATE webhook_subscriptions SET consecutive_failures = 0 WHERE id = ? AND consecutive_failures > 0');
-    this.db.transaction(() => {
+    const transaction = this.db.transaction(() => {
       for (const { id, attempt, next } of attempts) {
         const at = sqliteTime(next.at);
         update.run(
@@ -156,7 +159,8 @@ class SqliteDeliveryLog implements DeliveryLog {
         );
       }
       for (const subscriptionId of resetFailures) reset.run(subscriptionId);
-    })();
+    });
+    await whenUnlocked(() => transaction.immediate());
   }
 
   async close() {

@@ -1,5 +1,6 @@
-import BetterSqlite3 from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
+import { openSqliteConnection, whenUnlocked } from './sqliteConnection.js';
 
 /** Updates of one document to append in one group commit. */
 export interface DocumentAppend {
@@ -61,31 +62,28 @@ class SqliteUpdateLog implements UpdateLog {
   private last: BetterSqlite3.Statement<[string, string], { seq: number | null }> | null = null;
 
   constructor(file: string, synchronous: 'NORMAL' | 'FULL') {
-    this.db = new BetterSqlite3(file);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma(`synchronous = ${synchronous}`);
-    this.db.pragma('busy_timeout = 5000');
+    this.db = openSqliteConnection(file, synchronous);
   }
 
-  async append(batch: DocumentAppend[]): Promise<Map<string, AppendResult>> {
-    this.write ??= this.prepare();
-    return this.write(batch);
+  append(batch: DocumentAppend[]): Promise<Map<string, AppendResult>> {
+    const write = (this.write ??= this.prepare());
+    return whenUnlocked(() => write(batch));
   }
 
-  async loadParts(name: string): Promise<StoredParts> {
-    this.read ??= this.prepareRead();
-    return this.read(name);
+  loadParts(name: string): Promise<StoredParts> {
+    const read = (this.read ??= this.prepareRead());
+    return whenUnlocked(() => read(name));
   }
 
   async close(): Promise<void> {
     this.db.close();
   }
 
-  async lastSeq(name: string): Promise<number> {
-    this.last ??= this.db.prepare<[string, string], { seq: number | null }>(
+  lastSeq(name: string): Promise<number> {
+    const last = (this.last ??= this.db.prepare<[string, string], { seq: number | null }>(
       'SELECT MAX(seq) AS seq FROM (SELECT MAX("seq") AS seq FROM "document_updates" WHERE "name" = ? UNION ALL SELECT "upto_seq" FROM "document_snapshots" WHERE "name" = ?)',
-    );
-    return this.last.get(name, name)?.seq ?? 0;
+    ));
+    return whenUnlocked(() => last.get(name, name)?.seq ?? 0);
   }
 
   private prepareRead(): (name: string) => StoredParts {
@@ -102,7 +100,7 @@ class SqliteUpdateLog implements UpdateLog {
     const bump = this.db.prepare<[number, number | null, string], { state_version: number }>(
       'UPDATE "boards" SET "state_version" = "state_version" + ?, "objects_count" = COALESCE(?, "objects_count") WHERE "id" = ? RETURNING "state_version"',
     );
-    return this.db.transaction((batch: DocumentAppend[]) => {
+    const transaction = this.db.transaction((batch: DocumentAppend[]) => {
       // The text form Prisma writes for DateTime on SQLite.
       const createdAt = new Date().toISOString().replace('Z', '+00:00');
       const results = new Map<string, AppendResult>();
@@ -118,6 +116,8 @@ class SqliteUpdateLog implements UpdateLog {
       }
       return results;
     });
+    // IMMEDIATE takes the write lock first: a locked file fails the try before any statement ran.
+    return (batch) => transaction.immediate(batch);
   }
 }
 
