@@ -1,6 +1,8 @@
 /**
  * The baseline of `npm run bench:realtime`: a plain @hocuspocus/server with no hooks and
- * no persistence, so the cost of the service's own extensions shows as a ratio.
+ * no persistence, so the cost of the service's own extensions shows as a ratio. The bench
+ * compiles it to dist/bench/plainHocuspocus.mjs and runs that under bare `node`, as the
+ * service's compiled dist/main.js runs (tsx's loader cost is in neither).
  */
 import { Server } from '@hocuspocus/server';
 

@@ -1,3 +1,4 @@
+import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
 import { SerialQueue } from '../util/keyedQueue.js';
 import { encodeSyncStatusFrame, MessageType, peekFrame } from './wireFrames.js';
@@ -5,12 +6,18 @@ import { encodeSyncStatusFrame, MessageType, peekFrame } from './wireFrames.js';
 /**
  * The socket handed to Hocuspocus. It holds back each `SyncStatus` acknowledgement until
  * the update it acknowledges is durable (written to the update log), so a client is
- * never told "saved" for an edit a `kill -9` could still lose. Everything sent after a
- * held acknowledgement waits behind it, so the client sees messages in order.
+ * never told "saved" for an edit a `kill -9` could still lose. Acknowledgements leave in
+ * the order of the updates they answer.
+ *
+ * Everything else (other people's updates, awareness, events) leaves at once: it used to
+ * wait behind this client's held acknowledgement, which put a commit's latency into every
+ * fan-out to a client that was itself writing. Yjs updates commute, and no other message
+ * says anything about this client's own unacknowledged edits, so nothing depends on that order.
  */
 export class DurableAckSocket {
-  /** Everything sent after a held acknowledgement, in order. */
-  private readonly outbox = new SerialQueue();
+  /** Held acknowledgements, in order. */
+  private readonly acks = new SerialQueue();
+  private corked = false;
   /** Acknowledgements owed for updates the message gate merged into one. */
   private readonly owedAcks = new Map<string, number>();
 
@@ -32,15 +39,17 @@ export class DurableAckSocket {
     if (header?.type === MessageType.SyncStatus) {
       const extra = this.owedAcks.get(header.address) ?? 0;
       this.owedAcks.delete(header.address);
-      this.enqueue(async () => {
-        await this.whenDurable(header.documentName);
-        this.sendNow(data);
-        for (let i = 0; i < extra; i += 1) this.sendNow(encodeSyncStatusFrame(header.address, header.saved ?? true));
-      });
+      // Nobody awaits an acknowledgement: one that fails (the socket went away) must not surface as an unhandled rejection.
+      void this.acks
+        .run(async () => {
+          await this.whenDurable(header.documentName);
+          this.sendNow(data);
+          for (let i = 0; i < extra; i += 1) this.sendNow(encodeSyncStatusFrame(header.address, header.saved ?? true));
+        })
+        .catch(() => undefined);
       return;
     }
-    if (this.outbox.busy) this.enqueue(() => this.sendNow(data));
-    else this.sendNow(data);
+    this.sendNow(data);
   }
 
   /** Records that `count` more updates were merged into the next one sent for `address`. */
@@ -49,11 +58,27 @@ export class DurableAckSocket {
   }
 
   private sendNow(data: Uint8Array): void {
-    if (this.ws.readyState === this.ws.OPEN) this.ws.send(data);
+    if (this.ws.readyState !== this.ws.OPEN) return;
+    this.corkUntilTurnEnds();
+    this.ws.send(data);
   }
 
-  private enqueue(task: () => void | Promise<void>): void {
-    // Nobody awaits a send: a failed one (the socket went away) must not surface as an unhandled rejection.
-    void this.outbox.run(task).catch(() => undefined);
+  /**
+   * Gathers every frame this socket is sent during one turn of the event loop into one write.
+   * Fanning out, a socket is sent one frame per update that arrived from anyone, and each frame
+   * was a system call of its own: the largest single cost of a busy board. The frames leave
+   * when the turn's I/O callbacks are done (setImmediate), which is when they would have been
+   * flushed anyway. ws has no public cork, hence its underlying socket.
+   */
+  private corkUntilTurnEnds(): void {
+    if (this.corked) return;
+    const stream = (this.ws as unknown as { _socket?: Duplex })._socket;
+    if (!stream) return;
+    this.corked = true;
+    stream.cork();
+    setImmediate(() => {
+      this.corked = false;
+      stream.uncork();
+    });
   }
 }

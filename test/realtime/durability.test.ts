@@ -212,6 +212,38 @@ describe('acknowledgements wait for durability', () => {
     await writer.saved();
     expect(acks.filter((ack) => ack.unsynced === 0)).toEqual([{ unsynced: 0, released: true }]);
   });
+
+  it("delivers other people's updates to a client whose own acknowledgement is still held", async () => {
+    let held: ReturnType<typeof latch> | null = null;
+    const server = await serverOn(
+      await newDatabase(),
+      decorateWith((real) => ({
+        append: async (batch) => {
+          await held?.promise;
+          return real.append(batch);
+        },
+      })),
+    );
+    const created = await server.api('POST', '/boards', { title: 'Fan-out past held acknowledgements' });
+    const boardId = created.body.board_uuid as string;
+    const url = server.socketUrl(created.body.access_links.guest);
+    const [writer, other] = [connect(url, boardId), connect(url, boardId)];
+    await Promise.all([writer.saved(), other.saved()]);
+
+    const hold = latch();
+    held = hold;
+    addObject(writer.doc, { id: 'mine', data: { text: 'not yet committed' } });
+    await eventually(() => other.doc.getMap('objects').has('mine'));
+    addObject(other.doc, { id: 'theirs', data: { text: 'sent while mine waits' } });
+
+    // The writer's acknowledgement is held, yet the other's update reaches it.
+    await eventually(() => writer.doc.getMap('objects').has('theirs'));
+    expect(writer.provider.unsyncedChanges).toBeGreaterThan(0);
+
+    held = null;
+    hold.release();
+    await Promise.all([writer.saved(), other.saved()]);
+  });
 });
 
 describe('Hocuspocus data-loss traps', () => {
