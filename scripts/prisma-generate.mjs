@@ -14,7 +14,6 @@ export function writePostgresSchema() {
   const source = readFileSync(sqliteSchema, 'utf8');
   const twin = source
     .replace('provider = "sqlite"', 'provider = "postgresql"')
-    .replace('url      = "file:./unused-by-the-cli.db"', 'url      = "postgresql://unused@localhost/unused"')
     .replace('output     = "../generated/sqlite"', 'output     = "../../generated/postgres"');
   mkdirSync(dirname(postgresSchema), { recursive: true });
   writeFileSync(postgresSchema, `// GENERATED from prisma/schema.prisma by scripts/prisma-generate.mjs. Do not edit.\n${twin}`);
@@ -25,7 +24,15 @@ function prisma(args) {
   execFileSync(process.execPath, [join(root, 'node_modules/prisma/build/index.js'), ...args], {
     cwd: root,
     stdio: 'inherit',
-    env: { ...process.env, PRISMA_HIDE_UPDATE_MESSAGE: '1', CHECKPOINT_DISABLE: '1' },
+    env: {
+      ...process.env,
+      PRISMA_HIDE_UPDATE_MESSAGE: '1',
+      CHECKPOINT_DISABLE: '1',
+      // Prisma 7's CLI makes sure the native schema engine is there before `generate`,
+      // downloading it from outside the npm registry, though generating never runs it
+      // (the client compiles queries with Wasm). Naming an existing file skips the download.
+      PRISMA_SCHEMA_ENGINE_BINARY: process.env.PRISMA_SCHEMA_ENGINE_BINARY ?? process.execPath,
+    },
   });
 }
 

@@ -36,11 +36,11 @@ export async function openDatabase(url: string, options: { sqliteSynchronous?: '
   if (url.startsWith('file:')) {
     const file = sqliteFilePath(url);
     mkdirSync(dirname(file), { recursive: true });
-    const [{ PrismaBetterSQLite3 }, generated] = await Promise.all([
+    const [{ PrismaBetterSqlite3 }, generated] = await Promise.all([
       import('@prisma/adapter-better-sqlite3'),
       import('../../generated/sqlite/index.js'),
     ]);
-    const prisma = new generated.PrismaClient({ adapter: new PrismaBetterSQLite3({ url: `file:${file}` }) });
+    const prisma = new generated.PrismaClient({ adapter: new PrismaBetterSqlite3({ url: `file:${file}` }) });
     // WAL lets readers run beside the writer; NORMAL sync in WAL mode survives a killed
     // process (the OS holds the written pages), FULL a power loss too (SQLITE_SYNCHRONOUS);
     // busy_timeout lets a second process wait.
