@@ -149,7 +149,9 @@ export class QuotaService {
   private withRoomFor<T>(organizationId: string, type: GaugeQuota, count: (db: Db) => Promise<number>, create: (db: Db) => Promise<T>): Promise<T> {
     return this.deps.serializer.run(organizationId, async (db, plan) => {
       if (!plan) throw errors.notFound('Organization');
-      this.assertRoom(plan as Plan, type, await count(db));
+      // Only a limited quota is counted: without a limit the count decided nothing, and it grew
+      // with every board an organization kept.
+      if (this.refuseIfLacking(plan as Plan, type) !== UNLIMITED) this.assertRoom(plan as Plan, type, await count(db));
       return create(db);
     });
   }
