@@ -1,6 +1,15 @@
+import { setFlagsFromString } from 'node:v8';
 import { startApp } from './app.js';
 import { loadConfig } from './config.js';
 import { createLogger } from './logger.js';
+
+/**
+ * Prisma compiles queries with a WebAssembly module. It caches each query shape's plan, so the
+ * compiler runs a few hundred times in a process's life, and V8's optimizing tier for it kept
+ * about 60 MiB of an idle server's 150 for no measurable gain. Set before the database (and with
+ * it the module) is opened.
+ */
+setFlagsFromString('--liftoff-only');
 
 /** Process entry point: start, print where to reach the service, stop cleanly on signals. */
 async function main(): Promise<void> {

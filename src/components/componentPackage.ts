@@ -1,4 +1,4 @@
-import unzipper, { type File as ZipEntry } from 'unzipper';
+import type { File as ZipEntry } from 'unzipper';
 import { errors, type AppError, type FieldError } from '../errors.js';
 import { parseManifest, type Manifest } from './manifest.js';
 import { contentTypeOf, PACKAGE_LIMITS, type PackageLimits } from './packageLimits.js';
@@ -37,6 +37,8 @@ export async function readComponentPackage(zip: Buffer, limits: PackageLimits = 
   if (count > limits.maxEntries) throw refused([{ field: 'bundle', message: `holds ${count} entries; at most ${limits.maxFiles} files (and ${limits.maxEntries} entries with folders) are allowed` }]);
   let entries: ZipEntry[];
   try {
+    // Loaded by the first upload (unzipper and its dependencies are about 8 MiB resident).
+    const { default: unzipper } = await import('unzipper');
     entries = (await unzipper.Open.buffer(zip)).files;
   } catch {
     throw refused([{ field: 'bundle', message: 'is not a readable ZIP archive' }]);

@@ -3,6 +3,7 @@ import secureJson from 'secure-json-parse';
 import type { FieldError } from '../errors.js';
 import { fieldOf, messageOf } from '../util/ajvErrors.js';
 import { findJsonViolation, type JsonLimits } from '../util/jsonBounds.js';
+import { lazy } from '../util/lazy.js';
 import { FORMATS, MANIFEST_SCHEMA } from './manifestSchema.js';
 import { valueProblem } from './manifestRules.js';
 import type { Duration, Manifest, ManifestResult, PropSpec, StorageKeySpec, ValueSpec } from './manifestTypes.js';
@@ -24,10 +25,12 @@ const MAX_RETENTION_MS = 30 * 24 * 3_600_000;
 const FORBIDDEN_KEY_MESSAGE = 'Object contains forbidden prototype property';
 
 
-/** One instance, one fixed schema, compiled once at load. */
-const ajv = new Ajv({ strict: true, allErrors: true, useDefaults: true, allowUnionTypes: true, ownProperties: true, coerceTypes: false, $data: false });
-for (const [name, format] of Object.entries(FORMATS)) ajv.addFormat(name, { type: 'string', validate: format.check });
-const validateManifest = ajv.compile(MANIFEST_SCHEMA);
+/** One instance, one fixed schema, compiled once, by the first manifest read. */
+const manifestValidator = lazy(() => {
+  const ajv = new Ajv({ strict: true, allErrors: true, useDefaults: true, allowUnionTypes: true, ownProperties: true, coerceTypes: false, $data: false });
+  for (const [name, format] of Object.entries(FORMATS)) ajv.addFormat(name, { type: 'string', validate: format.check });
+  return ajv.compile(MANIFEST_SCHEMA);
+});
 
 /** Parses manifest.json's bytes (UTF-8, BOM tolerated) and validates it; defaults applied. */
 export function parseManifest(bytes: Buffer): ManifestResult {
@@ -37,6 +40,7 @@ export function parseManifest(bytes: Buffer): ManifestResult {
   const violation = findJsonViolation(read.value, MANIFEST_JSON_LIMITS);
   if (violation) return failed([{ field: manifestField(violation.field), message: violation.message }]);
   const givenDimensions = keysOf(isRecord(read.value) ? read.value.dimensions : undefined);
+  const validateManifest = manifestValidator();
   if (!validateManifest(read.value)) return failed((validateManifest.errors ?? []).filter((error) => error.keyword !== 'propertyNames').map(ajvDetail));
   const manifest = read.value as Manifest;
   completeDefaults(manifest, givenDimensions);

@@ -1,4 +1,12 @@
-import { checkSync } from 'recheck';
+import { createRequire } from 'node:module';
+import { lazy } from '../util/lazy.js';
+
+/**
+ * recheck (a large Scala.js bundle, about 15 MiB resident) is loaded by the first pattern
+ * screened: only registering an object type with a `pattern` needs it. It is CommonJS, so
+ * `require` loads it synchronously and screening stays synchronous.
+ */
+const recheck = lazy(() => createRequire(import.meta.url)('recheck') as typeof import('recheck'));
 
 /** Longest pattern accepted: keeps the analysis and ajv's compiled code small. */
 export const MAX_PATTERN_LENGTH = 1_000;
@@ -21,7 +29,7 @@ export function patternProblem(pattern: string): string | null {
   } catch {
     return 'is not a valid regular expression';
   }
-  const diagnostics = checkSync(pattern, 'u', { timeout: ANALYSIS_TIMEOUT_MS });
+  const diagnostics = recheck().checkSync(pattern, 'u', { timeout: ANALYSIS_TIMEOUT_MS });
   switch (diagnostics.status) {
     case 'safe':
       return null;

@@ -1,5 +1,6 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import pg from 'pg';
+import type pg from 'pg';
+import { pgDriver } from './drivers.js';
 import { openSqliteConnection, whenUnlocked } from './sqliteConnection.js';
 
 /** A delivery to write into the outbox. */
@@ -193,8 +194,8 @@ class PostgresDeliveryLog implements DeliveryLog {
   private readonly pool: pg.Pool;
 
   constructor(url: string) {
-    this.durable = new pg.Pool({ connectionString: url, max: 4 });
-    this.pool = new pg.Pool({ connectionString: url, max: 8, options: '-c synchronous_commit=off' });
+    this.durable = new (pgDriver().Pool)({ connectionString: url, max: 4 });
+    this.pool = new (pgDriver().Pool)({ connectionString: url, max: 8, options: '-c synchronous_commit=off' });
     this.durable.on('error', () => undefined);
     this.pool.on('error', () => undefined);
   }

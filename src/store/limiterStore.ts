@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Logger } from '../logger.js';
 
@@ -43,6 +43,8 @@ function memoryStore(): LimiterStore {
  * instead of failing open or failing the call.
  */
 async function redisStore(redisUrl: string, logger: Logger): Promise<LimiterStore> {
+  // Loaded only when REDIS_URL is set (ioredis is about 20 MiB resident).
+  const { Redis } = await import('ioredis');
   const client = new Redis(redisUrl, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,

@@ -1,5 +1,6 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import pg from 'pg';
+import type pg from 'pg';
+import { pgDriver } from './drivers.js';
 import { openSqliteConnection, whenUnlocked } from './sqliteConnection.js';
 
 /** Updates of one document to append in one group commit. */
@@ -127,7 +128,7 @@ class PostgresUpdateLog implements UpdateLog {
   constructor(url: string) {
     // One commit at a time is all the journal asks for; a spare connection covers a retry, and
     // two more serve document loads without holding commits back.
-    this.pool = new pg.Pool({ connectionString: url, max: 4 });
+    this.pool = new (pgDriver().Pool)({ connectionString: url, max: 4 });
     this.pool.on('error', () => undefined);
   }
 

@@ -1,9 +1,13 @@
-import { errors as jose, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import type { JWTPayload } from 'jose';
 import type { Clock } from '../clock.js';
 import { errors } from '../errors.js';
 import type { Organization } from '../organizations/organizationService.js';
 import type { Plan } from '../organizations/plans.js';
 import type { Db } from '../store/database.js';
+import { lazy } from '../util/lazy.js';
+
+/** jose is loaded by the first token issued or checked (user logins; API keys need none of it). */
+const joseModule = lazy(() => import('jose'));
 
 /** Access tokens live 15 minutes; clients renew them with their refresh token. */
 export const ACCESS_TOKEN_TTL_SECONDS = 15 * 60;
@@ -49,6 +53,7 @@ export class UserTokens implements UserTokenVerifier {
   /** A new access token for `user`, valid {@link ACCESS_TOKEN_TTL_SECONDS} from now. */
   async issue(user: { id: string; organizationId: string }): Promise<string> {
     const now = this.deps.clock.now();
+    const { SignJWT } = await joseModule();
     return new SignJWT({ org: user.organizationId })
       .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
       .setSubject(user.id)
@@ -75,6 +80,7 @@ export class UserTokens implements UserTokenVerifier {
   }
 
   private async claims(token: string): Promise<JWTPayload & { sub: string; org: string }> {
+    const { errors: jose, jwtVerify } = await joseModule();
     try {
       const { payload } = await jwtVerify(token, this.key, {
         algorithms: [ALGORITHM],

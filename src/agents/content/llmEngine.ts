@@ -12,6 +12,7 @@ import {
 } from './contentTypes.js';
 import { LlmClient, LlmError, type ChatMessage, type LlmSettings } from './llmClient.js';
 import { objectText, truncate } from './textTools.js';
+import { lazy } from '../../util/lazy.js';
 
 /**
  * The content engine backed by an OpenAI-compatible model. The prompt is compact and bounded
@@ -31,11 +32,11 @@ const PROMPT_LIMITS = {
 } as const;
 const MAX_REASONING_CHARS = 300;
 
-const ajv = new Ajv({ allErrors: false, strict: false });
-const validators = Object.fromEntries(CONTENT_ACTIONS.map((action) => [action, ajv.compile(CONTENT_OUTPUT_SCHEMAS[action])])) as Record<
-  ContentActionType,
-  ValidateFunction
->;
+/** Compiled by the first model answer checked (most servers never call a model). */
+const ajv = lazy(() => new Ajv({ allErrors: false, strict: false }));
+const validators = lazy(
+  () => Object.fromEntries(CONTENT_ACTIONS.map((action) => [action, ajv().compile(CONTENT_OUTPUT_SCHEMAS[action])])) as Record<ContentActionType, ValidateFunction>,
+);
 
 /** What the model is asked to do for each action, and the JSON it must answer with. */
 const TASKS: Record<ContentActionType, { task: string; shape: string }> = {
@@ -179,8 +180,8 @@ function parseAnswer(request: ContentRequest, content: string, tokensUsed: numbe
   if (!isRecord(parsed)) throw fail('is not a JSON object');
   const { reasoning, ...fields } = parsed;
   const candidate = projectOnto(CONTENT_OUTPUT_SCHEMAS[action], { ...fields, action });
-  const validate = validators[action];
-  if (!validate(candidate)) throw fail(`does not match its schema: ${ajv.errorsText(validate.errors)}`);
+  const validate = validators()[action];
+  if (!validate(candidate)) throw fail(`does not match its schema: ${ajv().errorsText(validate.errors)}`);
   return {
     output: keepKnownIds(candidate as ContentOutput, request),
     reasoning: typeof reasoning === 'string' && reasoning.trim() !== '' ? truncate(reasoning.trim(), MAX_REASONING_CHARS) : null,

@@ -1,11 +1,19 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Router, type RequestHandler } from 'express';
 import { callerOf } from '../boardCaller.js';
 import type { AgentService } from '../../agents/agentService.js';
+import { lazy } from '../../util/lazy.js';
 
 const SERVER_INFO = { name: 'whiteboard-agent', version: '1.0.0' };
+
+/** The MCP SDK (and zod under it, about 15 MiB resident) is loaded by the first MCP request. */
+const mcpSdk = lazy(async () => {
+  const [{ Server }, { StreamableHTTPServerTransport }, { CallToolRequestSchema, ListToolsRequestSchema }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/index.js'),
+    import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ]);
+  return { Server, StreamableHTTPServerTransport, CallToolRequestSchema, ListToolsRequestSchema };
+});
 
 /**
  * The MCP endpoint of one agent, mounted at /api/v1/boards: `POST …/<board_id>/agents/<id>/mcp`
@@ -18,6 +26,7 @@ export function mcpRoutes(agents: AgentService, boardAuth: RequestHandler): Rout
 
   router.post('/:boardId/agents/:agentId/mcp', boardAuth, async (req, res) => {
     const tools = await agents.toolsOf(callerOf(res), String(req.params.boardId), String(req.params.agentId));
+    const { Server, StreamableHTTPServerTransport, CallToolRequestSchema, ListToolsRequestSchema } = await mcpSdk();
     const server = new Server(SERVER_INFO, { capabilities: { tools: {} } });
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.list() }));
     server.setRequestHandler(CallToolRequestSchema, async (request) => {
