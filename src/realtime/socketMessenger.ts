@@ -33,8 +33,11 @@ export class SocketMessenger {
   broadcast(boardId: string, message: ServerMessage, include: (context: SocketContext) => boolean = () => true): void {
     const document = this.hocuspocus.documents.get(boardId);
     if (!document) return;
+    // Serialized once for all: every join is announced to everyone already there.
+    let payload: string | undefined;
     for (const connection of document.getConnections()) {
-      if (include(connection.context as SocketContext)) this.send(connection, message);
+      const context = connection.context as SocketContext;
+      if (include(context) && isSubscribed(context, message.type)) connection.sendStateless((payload ??= JSON.stringify(message)));
     }
   }
 
