@@ -9,7 +9,8 @@ export interface AgentsOfBoard {
   agents: Array<{ id: string; role: string }>;
 }
 
-function rssMiB(pid: number): number {
+/** Resident memory of a process, in MiB. */
+export function rssMiB(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 }
 

@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildSync } from 'esbuild';
 import pg from 'pg';
+import { percentile, rssMiB } from './agentsMeasure.js';
 import { runBench } from './benchRun.js';
 import { analyzeProfile, type PhaseReport } from './cpuProfileStalls.js';
 import { liteClient, realClient, type LoadClient } from './loadClients.js';
@@ -186,18 +187,9 @@ async function startPlain(): Promise<Server> {
   };
 }
 
-function rssMiB(pid: number): number {
-  return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
-}
-
 /** Times the kernel took the core from the server's main thread (the event loop) while it could run. */
 function preemptions(pid: number): number {
   return Number(/nonvoluntary_ctxt_switches:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

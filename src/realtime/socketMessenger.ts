@@ -1,4 +1,5 @@
 import type { Connection, Hocuspocus } from '@hocuspocus/server';
+import { lazy } from '../util/lazy.js';
 import { boardIdOfDocument } from './documentContext.js';
 import { SUBSCRIBABLE_EVENTS, type ServerMessage } from './messages.js';
 import type { SocketContext } from './socketContext.js';
@@ -17,8 +18,8 @@ export function isSubscribed(context: SocketContext, type: ServerMessage['type']
  * the connection's `subscribe` lets it through. For the extensions that answer the sender
  * only; SocketMessenger adds broadcasting.
  */
-export function sendServerMessage(connection: Connection, message: ServerMessage): void {
-  if (isSubscribed(connection.context as SocketContext, message.type)) connection.sendStateless(JSON.stringify(message));
+export function sendServerMessage(connection: Connection, message: ServerMessage, serialized: () => string = () => JSON.stringify(message)): void {
+  if (isSubscribed(connection.context as SocketContext, message.type)) connection.sendStateless(serialized());
 }
 
 /** Sends server messages to sockets as Hocuspocus stateless messages, honouring `subscribe`. */
@@ -34,10 +35,9 @@ export class SocketMessenger {
     const document = this.hocuspocus.documents.get(boardId);
     if (!document) return;
     // Serialized once for all: every join is announced to everyone already there.
-    let payload: string | undefined;
+    const serialized = lazy(() => JSON.stringify(message));
     for (const connection of document.getConnections()) {
-      const context = connection.context as SocketContext;
-      if (include(context) && isSubscribed(context, message.type)) connection.sendStateless((payload ??= JSON.stringify(message)));
+      if (include(connection.context as SocketContext)) sendServerMessage(connection, message, serialized);
     }
   }
 

@@ -172,7 +172,8 @@ describe('acknowledged updates survive kill -9 of the service process', () => {
 });
 
 describe('acknowledgements wait for durability', () => {
-  it('broadcasts an update at once but acknowledges it only after its commit is released', async () => {
+  /** A server whose commits wait while held, and a writer and another client synced on a new board. */
+  async function boardWithHeldCommits(title: string) {
     let held: ReturnType<typeof latch> | null = null;
     let commitsWaiting = 0;
     const server = await serverOn(
@@ -188,50 +189,51 @@ describe('acknowledgements wait for durability', () => {
         },
       })),
     );
-    const created = await server.api('POST', '/boards', { title: 'Held commits' });
+    const created = await server.api('POST', '/boards', { title });
     const boardId = created.body.board_uuid as string;
     const url = server.socketUrl(created.body.access_links.guest);
-    const [writer, reader] = [connect(url, boardId), connect(url, boardId)];
-    await Promise.all([writer.saved(), reader.saved()]);
+    const [writer, other] = [connect(url, boardId), connect(url, boardId)];
+    await Promise.all([writer.saved(), other.saved()]);
+    return {
+      server,
+      boardId,
+      writer,
+      other,
+      holdCommits: () => void (held = latch()),
+      releaseCommits: () => {
+        const hold = held;
+        held = null;
+        hold?.release();
+      },
+      commitsWaiting: () => commitsWaiting,
+    };
+  }
 
-    held = latch();
+  it('broadcasts an update at once but acknowledges it only after its commit is released', async () => {
+    const { server, boardId, writer, other: reader, holdCommits, releaseCommits, commitsWaiting } = await boardWithHeldCommits('Held commits');
+
+    holdCommits();
     const acks: Array<{ unsynced: number; released: boolean }> = [];
     let released = false;
     writer.provider.on('unsyncedChanges', ({ number }: { number: number }) => acks.push({ unsynced: number, released }));
     addObject(writer.doc, { id: 'held', data: { text: 'waiting for its commit' } });
 
     await eventually(() => reader.doc.getMap('objects').has('held'));
-    await eventually(() => commitsWaiting > 0);
+    await eventually(() => commitsWaiting() > 0);
     const live = await server.api('GET', `/boards/${boardId}`);
     expect(live.body.state.objects.map((object: { id: string }) => object.id)).toEqual(['held']);
     expect(writer.provider.unsyncedChanges).toBeGreaterThan(0);
 
     released = true;
-    held.release();
-    held = null;
+    releaseCommits();
     await writer.saved();
     expect(acks.filter((ack) => ack.unsynced === 0)).toEqual([{ unsynced: 0, released: true }]);
   });
 
   it("delivers other people's updates to a client whose own acknowledgement is still held", async () => {
-    let held: ReturnType<typeof latch> | null = null;
-    const server = await serverOn(
-      await newDatabase(),
-      decorateWith((real) => ({
-        append: async (batch) => {
-          await held?.promise;
-          return real.append(batch);
-        },
-      })),
-    );
-    const created = await server.api('POST', '/boards', { title: 'Fan-out past held acknowledgements' });
-    const boardId = created.body.board_uuid as string;
-    const url = server.socketUrl(created.body.access_links.guest);
-    const [writer, other] = [connect(url, boardId), connect(url, boardId)];
-    await Promise.all([writer.saved(), other.saved()]);
+    const { writer, other, holdCommits, releaseCommits } = await boardWithHeldCommits('Fan-out past held acknowledgements');
 
-    const hold = latch();
-    held = hold;
+    holdCommits();
     addObject(writer.doc, { id: 'mine', data: { text: 'not yet committed' } });
     await eventually(() => other.doc.getMap('objects').has('mine'));
     addObject(other.doc, { id: 'theirs', data: { text: 'sent while mine waits' } });
@@ -240,8 +242,7 @@ describe('acknowledgements wait for durability', () => {
     await eventually(() => writer.doc.getMap('objects').has('theirs'));
     expect(writer.provider.unsyncedChanges).toBeGreaterThan(0);
 
-    held = null;
-    hold.release();
+    releaseCommits();
     await Promise.all([writer.saved(), other.saved()]);
   });
 });
