@@ -106,6 +106,7 @@ export async function startApp(options: AppOptions): Promise<App> {
   });
   const socketMessages = new SocketMessageMeter(quotas, logger);
   const access = new BoardAccess({ db, clock, tokens, quotas });
+  organizations.onPlanChanged((organizationId) => access.planChanged(organizationId));
   await access.backfillLookupHashes();
   const frameDirectory = new FrameDirectory(db);
   const components = new ComponentService({ db, clock, quotas, componentsUrl: () => config.componentsUrl ?? appUrl, appUrl: () => appUrl });
@@ -157,6 +158,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     quotas,
     objectRules: objectTypes,
     components,
+    access,
     logger,
   });
   const objects = new ObjectService({ boards, documents: realtime.documents, frames: frameDirectory, objectRules: objectTypes, clock });

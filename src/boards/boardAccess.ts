@@ -2,6 +2,7 @@ import type { Clock } from '../clock.js';
 import { errors } from '../errors.js';
 import type { Plan } from '../organizations/plans.js';
 import type { Db } from '../store/database.js';
+import { TtlCache } from '../util/ttlCache.js';
 import { hashToken, type AccessTokens, type BoardRole } from './accessTokens.js';
 import { boardFromRow, type Board } from './board.js';
 
@@ -55,6 +56,13 @@ export interface ParticipantIdentity {
   externalSource: string | null;
 }
 
+/**
+ * How long a shared link's grant is trusted from memory by sockets. Reading it cost two queries
+ * per socket, the most of a join; a change made on this instance (the board's settings,
+ * lifecycle or deletion, its organization's plan) drops it at once.
+ */
+export const SOCKET_GRANT_TTL_MS = 5_000;
+
 /** Longest declared id or name kept; longer ones are cut. */
 const MAX_DECLARED_LENGTH = 255;
 
@@ -65,14 +73,50 @@ const MAX_DECLARED_LENGTH = 255;
  * Archived boards keep working.
  */
 export class BoardAccess {
+  /** Shared links' grants by token hash, for sockets only (see `authenticateSocket`). */
+  private readonly socketGrants: TtlCache<string, BoardGrant>;
+
   constructor(
     private readonly deps: { db: Db; clock: Clock; tokens: AccessTokens; quotas: ParticipantQuota },
-  ) {}
+  ) {
+    this.socketGrants = new TtlCache({ ttlMs: SOCKET_GRANT_TTL_MS, maxEntries: 10_000, now: () => deps.clock.now().getTime() });
+  }
 
   /** The grant of a token; 401 for an unknown or revoked token, 410 once the board expired. */
   async authenticate(token: string): Promise<BoardGrant> {
     if (!token || token.length > 256) throw errors.unauthorized('Invalid board access token');
     const grant = (await this.sharedLinkGrant(token)) ?? (await this.personalLinkGrant(token));
+    return this.checked(grant);
+  }
+
+  /**
+   * `authenticate` for a socket joining: a shared link's grant may come from memory (see
+   * SOCKET_GRANT_TTL_MS), so its board's counters (`stateVersion`, `objectsCount`) may be old;
+   * sockets never show them. A personal link is read every time: it may be revoked.
+   */
+  async authenticateSocket(token: string): Promise<BoardGrant> {
+    if (!token || token.length > 256) throw errors.unauthorized('Invalid board access token');
+    const hash = hashToken(token);
+    let grant = this.socketGrants.get(hash);
+    if (!grant) {
+      const ticket = this.socketGrants.ticket();
+      grant = await this.sharedLinkGrant(token, hash);
+      if (grant) this.socketGrants.set(hash, grant, ticket);
+    }
+    return this.checked(grant ?? (await this.personalLinkGrant(token)));
+  }
+
+  /** The board's settings, lifecycle or existence changed on this instance. */
+  boardChanged(boardId: string): void {
+    this.socketGrants.forgetWhere((grant) => grant.board.id === boardId);
+  }
+
+  /** The organization's plan changed on this instance. */
+  planChanged(organizationId: string): void {
+    this.socketGrants.forgetWhere((grant) => grant.board.organizationId === organizationId);
+  }
+
+  private checked(grant: BoardGrant | null): BoardGrant {
     if (!grant) throw errors.unauthorized('Invalid board access token');
     const { board } = grant;
     // The sweeper moves it to `expired` and raises the event; a token dies the moment its time is up.
@@ -113,8 +157,7 @@ export class BoardAccess {
     return rows.length;
   }
 
-  private async sharedLinkGrant(token: string): Promise<BoardGrant | null> {
-    const hash = hashToken(token);
+  private async sharedLinkGrant(token: string, hash = hashToken(token)): Promise<BoardGrant | null> {
     const row = await this.deps.db.board.findFirst({
       where: { OR: [{ hostTokenHash: hash }, { guestTokenHash: hash }] },
       include: { organization: { select: { plan: true } } },

@@ -5,6 +5,7 @@ import type { EventBus } from '../events/bus.js';
 import type { Logger } from '../logger.js';
 import type { Db } from '../store/database.js';
 import type { AccessTokens } from './accessTokens.js';
+import type { BoardAccess } from './boardAccess.js';
 import { requireHost, type Caller } from './caller.js';
 import { boardFromRow, configWithDefaults, DEFAULT_EXPIRES_IN_HOURS, type Board } from './board.js';
 import { putObjects, type BoardObject } from './boardObjects.js';
@@ -35,6 +36,8 @@ export interface BoardServiceDependencies {
   objectRules: BoardObjectRules;
   /** Registry components a board's `config.components[]` pins. */
   components: ComponentPins;
+  /** Told when a board's settings, lifecycle or existence change (sockets' cached grants drop it). */
+  access: Pick<BoardAccess, 'boardChanged'>;
   logger: Logger;
 }
 
@@ -136,6 +139,7 @@ export class BoardService {
       },
     });
     this.deps.webhooks.boardChanged(board.id);
+    this.deps.access.boardChanged(board.id);
     return { ...boardFromRow(row), ...(issued ? { issuedWebhookSecret: issued.secret } : {}) };
   }
 
@@ -149,6 +153,7 @@ export class BoardService {
       deleted_at: this.deps.clock.now().toISOString(),
     });
     await this.deps.db.board.deleteMany({ where: { id: board.id } });
+    this.deps.access.boardChanged(board.id);
     await this.deps.documents.destroy(board.id);
     this.deps.webhooks.boardChanged(board.id);
   }
@@ -160,6 +165,7 @@ export class BoardService {
     const endedAt = this.deps.clock.now();
     this.deps.documents.disconnectAll(board.id, 'session-ended');
     await this.deps.db.board.update({ where: { id: board.id }, data: { sessionEndedAt: endedAt } });
+    this.deps.access.boardChanged(board.id);
     await this.deps.bus.publish('board.ended', { ...eventSubject(board), session_ended_at: endedAt.toISOString() });
     return { board, endedAt };
   }
@@ -198,6 +204,7 @@ export class BoardService {
     // Restoring makes the board count against the `boards` quota again.
     const moved = archiving ? await move(this.deps.db) : await this.deps.quotas.withRoomForBoard(board.organizationId, move);
     if (moved.count === 0) throw errors.conflict('The board changed state concurrently; retry');
+    this.deps.access.boardChanged(board.id);
     const subject = eventSubject(board);
     if (archiving) await this.deps.bus.publish('board.archived', { ...subject, archived_at: at.toISOString() });
     else await this.deps.bus.publish('board.unarchived', { ...subject, restored_at: at.toISOString() });
@@ -228,6 +235,7 @@ export class BoardService {
       data: { status: 'expired', updatedAt: now },
     });
     if (moved.count === 0) return false;
+    this.deps.access.boardChanged(board.id);
     this.deps.documents.disconnectAll(board.id, 'board-expired');
     await this.deps.bus.publish('board.expired', {
       ...eventSubject(board),

@@ -58,6 +58,6 @@ export class AuthExtension implements Extension {
    */
   private async grantOf(socket: SocketContext, token: string): Promise<BoardGrant> {
     if (socket.grant && !socket.grant.user) return socket.grant;
-    return this.access.authenticate(socket.urlToken ?? token);
+    return this.access.authenticateSocket(socket.urlToken ?? token);
   }
 }

@@ -77,7 +77,7 @@ export function attachSocketServer(server: Server, deps: SocketServerDependencie
     };
     if (token) {
       try {
-        context.grant = await deps.access.authenticate(token);
+        context.grant = await deps.access.authenticateSocket(token);
         context.admission.grant = context.grant;
       } catch (error) {
         const event = error instanceof AppError ? closeEventFor(error) : CloseEvents.Unavailable;
