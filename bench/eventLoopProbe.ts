@@ -11,9 +11,16 @@
  * V8's CPU profiler stamps samples with (so bench/cpuProfileStalls.ts can line them up), and
  * `wall` is epoch ms for reading.
  *
+ * With PROBE_ALLOCATIONS_DIR set, the probe also samples allocations during the load phase,
+ * collected objects included (V8's sampling heap profiler), and writes them there as
+ * `allocations-<pid>.heapprofile`: what feeds the garbage collector, by allocation site.
+ *
  * Messages: {probe:'phase', name} starts a phase; {probe:'report', id} ends the current one
  * and answers {probe:'report', id, pid, phases}. Without an IPC channel the probe does nothing.
  */
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
+import { join } from 'node:path';
 import { constants, monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
 import type { PhaseReport, Stall } from './cpuProfileStalls.js';
 
@@ -86,10 +93,13 @@ if (send) {
     }
   }).observe({ entryTypes: ['gc'] });
 
+  const allocations = allocationSampler(process.env.PROBE_ALLOCATIONS_DIR);
   process.on('message', (message: { probe?: string; name?: string; id?: number } | null) => {
     if (message?.probe === 'phase') {
       finished.push(endPhase(phase));
+      if (phase.name === 'load') allocations?.stop();
       phase = startPhase(String(message.name));
+      if (phase.name === 'load') allocations?.start();
     } else if (message?.probe === 'report') {
       finished.push(endPhase(phase));
       phase = startPhase('after');
@@ -98,4 +108,21 @@ if (send) {
   });
   // The channel must not keep a server alive that is shutting down.
   process.channel?.unref();
+}
+
+/** Samples every allocation (collected or not) between start and stop; the profile goes to `dir`. */
+function allocationSampler(dir: string | undefined) {
+  if (!dir) return null;
+  const session = new Session();
+  session.connect();
+  return {
+    start() {
+      session.post('HeapProfiler.startSampling', { samplingInterval: 32768, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+    },
+    stop() {
+      session.post('HeapProfiler.stopSampling', (error, result) => {
+        if (!error) writeFileSync(join(dir, `allocations-${process.pid}.heapprofile`), JSON.stringify(result.profile));
+      });
+    },
+  };
 }

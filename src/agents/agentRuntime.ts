@@ -1,7 +1,8 @@
 import type { EventBus } from '../events/bus.js';
-import type { BusEvent } from '../events/types.js';
+import type { BusEvent, EventName } from '../events/types.js';
 import type { Frame } from '../frames/frame.js';
 import type { Logger } from '../logger.js';
+import { LoadedCache } from '../util/loadedCache.js';
 import { agentFromRow, agentUserId, type Agent } from './agent.js';
 import { AgentRunner, type AgentRunnerDependencies, type RunRequest } from './agentRunner.js';
 import { AgentScheduler } from './agentScheduler.js';
@@ -33,7 +34,7 @@ export class AgentRuntime implements AgentLifecycle {
   private readonly runner: AgentRunner;
   private readonly scheduler: AgentScheduler;
   private readonly ticks: TickEvents;
-  private readonly agentsByBoard = new Map<string, Promise<Agent[]>>();
+  private readonly agentsByBoard = new LoadedCache<string, Agent[]>(MAX_CACHED_BOARDS);
   private readonly inFlight = new Set<Promise<unknown>>();
   /** Per agent in a run: the timer that will show it thinking, or `shown` once it does. */
   private readonly thinkingShows = new Map<string, NodeJS.Timeout | 'shown'>();
@@ -57,7 +58,10 @@ export class AgentRuntime implements AgentLifecycle {
 
   /** Listens to the bus, shows visible agents, and starts the tick. */
   async start(): Promise<void> {
-    this.unsubscribe = this.deps.bus.subscribe((event) => this.onEvent(event));
+    this.unsubscribe = this.deps.bus.subscribe(
+      (event) => this.onEvent(event),
+      (name, scope) => this.wants(name, scope.boardId),
+    );
     const active = await this.deps.db.agent.findMany({ where: { status: 'active', board: { status: 'active' } } });
     for (const row of active) this.show(agentFromRow(row), false);
     const tickMs = this.deps.tickMs ?? DEFAULT_TICK_MS;
@@ -222,14 +226,16 @@ export class AgentRuntime implements AgentLifecycle {
   }
 
   private agentsOf(boardId: string): Promise<Agent[]> {
-    let agents = this.agentsByBoard.get(boardId);
-    if (!agents) {
-      if (this.agentsByBoard.size >= MAX_CACHED_BOARDS) this.agentsByBoard.clear();
-      agents = this.deps.db.agent.findMany({ where: { boardId } }).then((rows) => rows.map(agentFromRow));
-      this.agentsByBoard.set(boardId, agents);
-      agents.catch(() => this.agentsByBoard.delete(boardId));
-    }
-    return agents;
+    return this.agentsByBoard.get(boardId, async () => (await this.deps.db.agent.findMany({ where: { boardId } })).map(agentFromRow));
+  }
+
+  /** Bus interest: no for an event no trigger of the board's agents (as last read) listens to. */
+  private wants(name: EventName, boardId: string): boolean {
+    if (name === 'board.deleted' || name === 'board.expired') return true;
+    const types = triggerTypesOf(name);
+    if (types.length === 0) return false;
+    const agents = this.agentsByBoard.peek(boardId);
+    return !agents || anyListens(agents.value, types);
   }
 
   private async boardsWithActiveAgents(): Promise<string[]> {

@@ -18,6 +18,8 @@ export type ComponentObjectCheck = (object: unknown, previous: unknown) => Field
 /** `<name>@<version>` of a registry URL as it appears in the bytes of a Yjs update (strings are UTF-8 text there). */
 const REFERENCE_IN_BYTES = new RegExp(`components/files/(${COMPONENT_NAME})@([0-9A-Za-z.+-]{1,64})`, 'g');
 const TYPE_BYTES = Buffer.from(EXTERNAL_COMPONENT, 'utf8');
+/** What every match of REFERENCE_IN_BYTES contains: most updates do not, and skip the regex. */
+const REFERENCE_MARKER_BYTES = Buffer.from('components/files/', 'utf8');
 /** How far a size may stray from the manifest's aspect ratio (rounding to whole pixels). */
 const ASPECT_TOLERANCE = 0.02;
 
@@ -65,6 +67,7 @@ export class ComponentObjectRules {
     for (const update of updates) {
       const text = Buffer.from(update.buffer, update.byteOffset, update.byteLength);
       if (text.includes(TYPE_BYTES)) mentioned = true;
+      if (!text.includes(REFERENCE_MARKER_BYTES)) continue;
       for (const match of text.toString('latin1').matchAll(REFERENCE_IN_BYTES)) keys.add(`${match[1]}@${match[2]}`);
     }
     if (!mentioned && keys.size === 0) return null;

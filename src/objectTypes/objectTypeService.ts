@@ -143,7 +143,9 @@ export class ObjectTypeService {
    * components involved as of now; `current` are the objects the updates touch, as they are.
    */
   async checkerFor(organizationId: string, updates: Uint8Array[], current: readonly unknown[], role: WriterRole): Promise<ObjectChecker | null> {
-    const [types, components] = await Promise.all([this.cache.typesOf(organizationId), this.deps.components.checkerFor(updates, current, role)]);
+    // One after the other: both answer from memory on almost every update, and Promise.all allocates on each.
+    const types = await this.cache.typesOf(organizationId);
+    const components = await this.deps.components.checkerFor(updates, current, role);
     // Without registered types only forbidden keys can be refused, and they would be in the bytes.
     const typed = types.size > 0 || updates.some(mentionsForbiddenKey);
     if (!typed && !components) return null;

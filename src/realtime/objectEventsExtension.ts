@@ -3,6 +3,7 @@ import type * as Y from 'yjs';
 import { objectsOf, readObject, readObjects, type BoardObject } from '../boards/boardObjects.js';
 import type { ChangeCause } from '../boards/ports.js';
 import type { EventBus } from '../events/bus.js';
+import type { EventName } from '../events/types.js';
 import type { Logger } from '../logger.js';
 import { frameIdOfDocument } from '../frames/frame.js';
 import { boardIdOfDocument, contextOfOrigin } from './documentContext.js';
@@ -15,13 +16,16 @@ type ObjectChange =
   | { kind: 'updated'; before: BoardObject; after: BoardObject }
   | { kind: 'deleted'; before: BoardObject };
 
+const EVENT_NAMES = { created: 'object.created', updated: 'object.updated', deleted: 'object.deleted' } as const satisfies Record<ObjectChange['kind'], EventName>;
+
 /**
  * Raises `object.created`, `object.updated` and `object.deleted` from the board's documents
  * themselves (its own and its zones', the latter with `zone_id`), once per changed object per
  * transaction, whether the change came over REST or a socket, attributed to whoever made it.
  * Events are published only after the change is durable: no event for an edit that could
  * still be lost. Content the server relocates (into a zone's document when a zone comes to
- * cover it) was neither created nor deleted, and raises nothing.
+ * cover it) was neither created nor deleted, and raises nothing. An event no listener would
+ * act on (EventBus.isWanted) is not built at all.
  */
 export class ObjectEventsExtension implements Extension {
   extensionName = 'object-events';
@@ -52,8 +56,12 @@ export class ObjectEventsExtension implements Extension {
     const { organizationId, userId = null, relocation, cause } = contextOfOrigin(transaction.origin);
 
     if (!organizationId || relocation) return;
+    const boardId = boardIdOfDocument(documentName);
+    // Every socket edit raises one: most boards have no webhook target or agent trigger that takes it.
+    const wanted = changes.filter((change) => this.bus.isWanted(EVENT_NAMES[change.kind], { boardId, organizationId }));
+    if (wanted.length === 0) return;
     const zoneId = frameIdOfDocument(documentName);
-    const scope = { board_id: boardIdOfDocument(documentName), organization_id: organizationId, ...(zoneId ? { zone_id: zoneId } : {}) };
+    const scope = { board_id: boardId, organization_id: organizationId, ...(zoneId ? { zone_id: zoneId } : {}) };
     // The update reaches the journal right after observers run, in the same transaction
     // cleanup; a queued task starts from a promise callback, so it reads the commit only after
     // that (even on an idle queue). The version is the one
@@ -63,7 +71,7 @@ export class ObjectEventsExtension implements Extension {
         const version = await committedVersionOf(transaction);
         // Never journaled (its document is being deleted): not durable, so no event.
         if (version === undefined) return;
-        for (const change of changes) await this.publishChange(scope, change, version, userId, cause);
+        for (const change of wanted) await this.publishChange(scope, change, version, userId, cause);
       })
       .catch((error) => this.logger.error({ err: error, board_id: documentName }, 'publishing object events failed'));
   }

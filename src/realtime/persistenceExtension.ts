@@ -98,12 +98,13 @@ export class PersistenceExtension implements Extension {
   async afterLoadDocument({ document, documentName }: afterLoadDocumentPayload): Promise<void> {
     // A plain 'update' listener runs synchronously at the end of each transaction, so the
     // update is in the journal before the code that made it can ask whether it is durable.
+    const objectsCount = isBoardDocument(documentName) ? countObjects(document) : () => null;
     document.on('update', (update: Uint8Array, origin: unknown, _doc: Y.Doc, transaction: Y.Transaction) => {
       if (this.deleting.has(documentName)) return;
       // Another instance received it and persists it (multi-instance mode).
       if (isTransactionOrigin(origin) && origin.source === 'redis') return;
       // Every document of a board moves the board's version; its main document also its object count.
-      const board = { id: boardIdOfDocument(documentName), objectsCount: isBoardDocument(documentName) ? objectsOf(document).size : null };
+      const board = { id: boardIdOfDocument(documentName), objectsCount: objectsCount() };
       transaction.meta.set(COMMITTED_VERSION, this.journal.record(documentName, update, board));
       this.uncompacted.set(documentName, (this.uncompacted.get(documentName) ?? 0) + 1);
     });
@@ -121,4 +122,18 @@ export class PersistenceExtension implements Extension {
     this.uncompacted.delete(documentName);
     this.logger.debug({ document: documentName }, 'document unloaded');
   }
+}
+
+/**
+ * The number of objects of a board document, kept up to date from the objects map's own
+ * changes: `Y.Map.size` walks every entry, and it was read on every update. The map's
+ * observers run before the document's 'update' listeners, so the count is current there.
+ */
+function countObjects(document: Y.Doc): () => number {
+  const objects = objectsOf(document);
+  let count = objects.size;
+  objects.observe((event) => {
+    for (const { action } of event.changes.keys.values()) count += action === 'add' ? 1 : action === 'delete' ? -1 : 0;
+  });
+  return () => count;
 }

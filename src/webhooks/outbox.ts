@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
-import type { BusEvent } from '../events/types.js';
+import type { EventScope } from '../events/bus.js';
+import type { BusEvent, EventName } from '../events/types.js';
 import type { Logger } from '../logger.js';
 import type { Db } from '../store/database.js';
 import type { DeliveryLog } from '../store/deliveryLog.js';
+import { LoadedCache } from '../util/loadedCache.js';
 import { subscribesTo, WEBHOOK_EVENTS } from './eventPatterns.js';
 import type { SecretBox } from './secretBox.js';
 import { signWebhookBody } from './signature.js';
@@ -33,8 +35,8 @@ interface ActiveSubscription {
  * sends the rows; a crash or restart leaves them in the database to resume from.
  */
 export class WebhookOutbox {
-  private readonly subscriptions = new Map<string, Promise<ActiveSubscription[]>>();
-  private readonly boards = new Map<string, Promise<BoardTarget | null>>();
+  private readonly subscriptions = new LoadedCache<string, ActiveSubscription[]>();
+  private readonly boards = new LoadedCache<string, BoardTarget | null>();
 
   constructor(
     private readonly deps: {
@@ -90,6 +92,19 @@ export class WebhookOutbox {
     if (allowed > 0) this.deps.wake(targets.slice(0, allowed).map((target) => target.url));
   };
 
+  /**
+   * Bus interest: whether such an event could become a delivery. No when the organization's
+   * subscriptions and the board's target are known and none takes it; yes when either is not
+   * loaded yet (publishing it loads them).
+   */
+  readonly wants = (name: EventName, scope: EventScope): boolean => {
+    if (!WEBHOOK_EVENT_NAMES.has(name)) return false;
+    const subscriptions = this.subscriptions.peek(scope.organizationId);
+    const board = this.boards.peek(scope.boardId);
+    if (!subscriptions || !board) return true;
+    return Boolean(board.value?.webhookUrl) || subscriptions.value.some((subscription) => subscribesTo(subscription.events, name));
+  };
+
   /** Forgets the cached subscriptions of an organization (after any subscription change). */
   subscriptionsChanged(organizationId: string): void {
     this.subscriptions.delete(organizationId);
@@ -101,34 +116,24 @@ export class WebhookOutbox {
   }
 
   private activeSubscriptions(organizationId: string): Promise<ActiveSubscription[]> {
-    let cached = this.subscriptions.get(organizationId);
-    if (!cached) {
-      cached = this.deps.db.webhookSubscription
-        .findMany({ where: { organizationId, isActive: true }, select: { id: true, url: true, events: true, secret: true } })
-        .then((rows) => rows.map((row) => ({ id: row.id, url: row.url, secret: row.secret, events: JSON.parse(row.events) as string[] })));
-      this.subscriptions.set(organizationId, cached);
-      cached.catch(() => this.subscriptions.delete(organizationId));
-    }
-    return cached;
+    return this.subscriptions.get(organizationId, async () => {
+      const rows = await this.deps.db.webhookSubscription.findMany({
+        where: { organizationId, isActive: true },
+        select: { id: true, url: true, events: true, secret: true },
+      });
+      return rows.map((row) => ({ id: row.id, url: row.url, secret: row.secret, events: JSON.parse(row.events) as string[] }));
+    });
   }
 
   private boardTarget(boardId: string): Promise<BoardTarget | null> {
-    let cached = this.boards.get(boardId);
-    if (!cached) {
-      cached = this.deps.db.board
-        .findUnique({ where: { id: boardId }, select: { webhookUrl: true, webhookSecret: true, externalData: true } })
-        .then((row) =>
-          row
-            ? {
-                webhookUrl: row.webhookUrl,
-                webhookSecret: row.webhookSecret,
-                externalData: row.externalData ? (JSON.parse(row.externalData) as Record<string, unknown>) : null,
-              }
-            : null,
-        );
-      this.boards.set(boardId, cached);
-      cached.catch(() => this.boards.delete(boardId));
-    }
-    return cached;
+    return this.boards.get(boardId, async () => {
+      const row = await this.deps.db.board.findUnique({ where: { id: boardId }, select: { webhookUrl: true, webhookSecret: true, externalData: true } });
+      if (!row) return null;
+      return {
+        webhookUrl: row.webhookUrl,
+        webhookSecret: row.webhookSecret,
+        externalData: row.externalData ? (JSON.parse(row.externalData) as Record<string, unknown>) : null,
+      };
+    });
   }
 }

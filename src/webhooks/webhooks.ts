@@ -90,7 +90,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       boardChanged: (boardId) => outbox.boardChanged(boardId),
     },
     start() {
-      unsubscribe = options.bus.subscribe(outbox.onEvent);
+      unsubscribe = options.bus.subscribe(outbox.onEvent, outbox.wants);
       dispatcher.start();
     },
     async stop() {

@@ -6,7 +6,8 @@ import { eventually } from '../helpers/testServer.js';
 
 /** Each trigger event raised by the real board operation, over REST and real sockets. */
 const clock = new ManualClock(new Date('2026-03-02T09:00:00.000Z'));
-const suite = serverForSuite({ clock, env: { AGENT_TICK_MS: '3600000' } });
+// The test's own event recorder does not count as a listener: only the agents make events.
+const suite = serverForSuite({ clock, env: { AGENT_TICK_MS: '3600000' }, eventsWantedByTest: false });
 const { server } = suite;
 
 const notifyOn = (event: string, extra: Record<string, unknown> = {}) => ({
@@ -57,6 +58,21 @@ describe('object events', () => {
     await eventually(() => expect(host.messages.some((message) => message.type === 'agent:notification')).toBe(true));
     const notification = host.messages.find((message) => message.type === 'agent:notification')!;
     expect(notification).toMatchObject({ message: 'object:created seen', objectId: 'from-socket', agent: { name: 'Watcher' } });
+  });
+
+  it('an agent added while a socket edits runs on the next edit, and every one after', async () => {
+    const board = await createBoard(server, 'Triggers');
+    const host = suite.connect(tokenOf(board.access_links.host), board.board_uuid);
+    await host.synced();
+    addObject(host.doc, { id: 'before-the-agent', x: 5, y: 5 });
+    await host.saved();
+    const agent = await agentOn(board, [notifyOn('object:created')]);
+    addObject(host.doc, { id: 'first-watched', x: 6, y: 6 });
+    await host.saved();
+    addObject(host.doc, { id: 'second-watched', x: 7, y: 7 });
+    await host.saved();
+    await eventually(async () => (await logOf(board, agent)).length === 2);
+    expect((await logOf(board, agent)).map((entry) => entry.triggerEventData.object_id).sort()).toEqual(['first-watched', 'second-watched']);
   });
 
   it('a condition and scope.objectTypes filter which objects count', async () => {

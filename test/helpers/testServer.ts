@@ -65,6 +65,12 @@ export interface TestServerOptions {
   database?: TestDatabase;
   /** Wraps the Yjs document store, to inject storage failures and delays. */
   decorateStore?: AppOptions['decorateStore'];
+  /**
+   * `events` records every event published. By default the recorder counts as a listener that
+   * wants every event (EventBus.isWanted), so every event is built; with `false` it wants none,
+   * and events only nobody else (webhooks, agents) would act on are skipped, as in production.
+   */
+  eventsWantedByTest?: boolean;
 }
 
 /** Sends a request to a running server and parses the JSON answer. */
@@ -109,9 +115,12 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   });
   const app = await startApp({ config, clock: options.clock, decorateStore: options.decorateStore });
   const events: BusEvent[] = [];
-  app.bus.subscribe((event) => {
-    events.push(event);
-  });
+  app.bus.subscribe(
+    (event) => {
+      events.push(event);
+    },
+    options.eventsWantedByTest === false ? () => false : undefined,
+  );
   const { organization, apiKey } = await app.organizations.create({ name: 'Test organization', plan: 'professional' });
   const server: TestServer = {
     app,

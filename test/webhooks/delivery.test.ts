@@ -13,7 +13,8 @@ const EXTERNAL_DATA = { course: 'physics', term: 3, tags: ['a', 'b'], nested: { 
 
 type Api = (method: string, path: string, body?: unknown) => Promise<ApiResponse>;
 
-const { server, clients } = serverForSuite();
+// The test's own event recorder does not count as a listener: only real targets make events.
+const { server, clients } = serverForSuite({ eventsWantedByTest: false });
 let receiver: WebhookReceiver;
 /** The test organization's subscription to every event, at `/all`. */
 let everything: { id: string; secret: string };
@@ -364,5 +365,39 @@ describe("a board's own webhook_url", () => {
     await server.api('PATCH', `/boards/${board.board_uuid}/archive`);
     expectSignedDelivery(await deliveryOf(board.board_uuid, 'board.unarchived', '/patched-2/'), 'board.unarchived', secret);
     expect(deliveriesOf(board.board_uuid, 'board.unarchived', '/patched-1/')).toEqual([]);
+  });
+});
+
+describe('a target that appears while a board is being edited', () => {
+  it('receives the next socket edit, with the change measured from the edits nobody received', async () => {
+    const { apiKey } = await server.newOrganization();
+    const api: Api = (method, path, body) => server.api(method, path, body, { 'x-api-key': apiKey });
+    const board = await createBoard(api);
+    const client = connect(board, 'host', { user_id: 'teacher' });
+    await client.synced();
+    const note = () => client.doc.getMap('objects').get('n1') as Y.Map<unknown>;
+    addObject(client.doc, { id: 'n1', data: { text: 'first' } });
+    note().set('data', { text: 'second' });
+    await client.saved();
+
+    const { secret } = await subscribe(api, `${receiver.origin}/late/`, ['object.updated']);
+    note().set('data', { text: 'third' });
+    await client.saved();
+    const data = expectSignedDelivery(await deliveryOf(board.board_uuid, 'object.updated', '/late/'), 'object.updated', secret);
+    expect(data.changes).toEqual({ before: { data: { text: 'second' } }, after: { data: { text: 'third' } } });
+    // And every edit after it, now that the subscription is known.
+    note().set('data', { text: 'fourth' });
+    await client.saved();
+    await eventually(() => deliveriesOf(board.board_uuid, undefined, '/late/').length === 2, 10_000);
+    expect(deliveriesOf(board.board_uuid, undefined, '/late/').map((request) => request.json.data.changes.after)).toEqual([
+      { data: { text: 'third' } },
+      { data: { text: 'fourth' } },
+    ]);
+
+    const patched = await api('PATCH', `/boards/${board.board_uuid}`, { webhook_url: `${receiver.origin}/late-board/` });
+    expect(patched.status).toBe(200);
+    client.doc.getMap('objects').delete('n1');
+    await client.saved();
+    expectSignedDelivery(await deliveryOf(board.board_uuid, 'object.deleted', '/late-board/'), 'object.deleted', patched.body.webhook_secret);
   });
 });
