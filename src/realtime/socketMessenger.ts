@@ -1,5 +1,4 @@
 import type { Connection, Hocuspocus } from '@hocuspocus/server';
-import { lazy } from '../util/lazy.js';
 import { boardIdOfDocument } from './documentContext.js';
 import { SUBSCRIBABLE_EVENTS, type ServerMessage } from './messages.js';
 import type { SocketContext } from './socketContext.js';
@@ -18,8 +17,8 @@ export function isSubscribed(context: SocketContext, type: ServerMessage['type']
  * the connection's `subscribe` lets it through. For the extensions that answer the sender
  * only; SocketMessenger adds broadcasting.
  */
-export function sendServerMessage(connection: Connection, message: ServerMessage, serialized: () => string = () => JSON.stringify(message)): void {
-  if (isSubscribed(connection.context as SocketContext, message.type)) connection.sendStateless(serialized());
+export function sendServerMessage(connection: Connection, message: ServerMessage): void {
+  if (isSubscribed(connection.context as SocketContext, message.type)) connection.sendStateless(JSON.stringify(message));
 }
 
 /** Sends server messages to sockets as Hocuspocus stateless messages, honouring `subscribe`. */
@@ -34,11 +33,13 @@ export class SocketMessenger {
   broadcast(boardId: string, message: ServerMessage, include: (context: SocketContext) => boolean = () => true): void {
     const document = this.hocuspocus.documents.get(boardId);
     if (!document) return;
-    // Serialized once for all: every join is announced to everyone already there.
-    const serialized = lazy(() => JSON.stringify(message));
-    for (const connection of document.getConnections()) {
-      if (include(connection.context as SocketContext)) sendServerMessage(connection, message, serialized);
-    }
+    // Serialized and framed once for all (Hocuspocus shares the frame between sockets of one
+    // address): every join is announced to everyone already there. Relayed, not broadcast:
+    // these are this instance's own sockets, and no hook should see them.
+    document.relayStateless(JSON.stringify(message), (connection) => {
+      const context = connection.context as SocketContext;
+      return include(context) && isSubscribed(context, message.type);
+    });
   }
 
   /** Closes every socket connected to a board's documents (zone documents included). */

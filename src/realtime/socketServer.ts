@@ -94,7 +94,7 @@ export function attachSocketServer(server: Server, deps: SocketServerDependencie
     const grantedOrganization = organizationId();
     if (grantedOrganization && !deps.socketMessages.allows(grantedOrganization)) return quotaUsedUp();
     const socket = new DurableAckSocket(ws, (documentName) => deps.whenDurable(documentName));
-    const connection = deps.hocuspocus.handleConnection(socket, toRequest(req, url), context);
+    const connection = deps.hocuspocus.handleConnection(socket, hocuspocusRequest(req, url), context);
     const gate = new MessageGate(
       {
         deliver: (data) => connection.handleMessage(data),
@@ -132,11 +132,16 @@ export function attachSocketServer(server: Server, deps: SocketServerDependencie
   };
 }
 
-/** Hocuspocus reads headers and the query from a Fetch API Request. */
-function toRequest(req: IncomingMessage, url: URL): Request {
+/**
+ * What Hocuspocus is given as the socket's request. It reads only `url` and `headers`, and
+ * parses the URL again for `requestParameters` in every hook payload (three per update): a
+ * whole Fetch Request and an absolute URL cost a parse per message. None of our extensions
+ * reads the parameters, and the query holds the token, so the URL is the path alone.
+ */
+function hocuspocusRequest(req: IncomingMessage, url: URL): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
   }
-  return new Request(url.toString(), { headers });
+  return { url: url.pathname, headers } as Request;
 }
