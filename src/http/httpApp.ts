@@ -23,10 +23,9 @@ export function createHttpApp({ logger, now, api, checkDatabase, pages }: HttpAp
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
-  app.use(requestContext(logger));
-  app.use(rejectUnreadablePath);
-  app.use(express.json({ limit: JSON_BODY_LIMIT, type: ['application/json', 'application/*+json'] }));
-
+  // Probes first, without a request id, a request log line, the path guard or the body parser:
+  // an orchestrator probes every few seconds, and those were a quarter to a third of a probe's
+  // CPU (docs/decisions.md, issue 15, third round).
   app.get('/health', (_req, res) => {
     res.json({ status: 'ok' });
   });
@@ -39,6 +38,9 @@ export function createHttpApp({ logger, now, api, checkDatabase, pages }: HttpAp
       res.status(503).json({ status: 'unavailable', database: 'unreachable' });
     }
   });
+  app.use(requestContext(logger));
+  app.use(rejectUnreadablePath);
+  app.use(express.json({ limit: JSON_BODY_LIMIT, type: ['application/json', 'application/*+json'] }));
 
   app.use('/api/v1', api);
   app.use(pages);
