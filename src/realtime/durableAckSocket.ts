@@ -1,7 +1,7 @@
 import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
 import { SerialQueue } from '../util/keyedQueue.js';
-import { encodeSyncStatusFrame, MessageType, peekFrame } from './wireFrames.js';
+import { encodeSyncStatusFrame, frameType, MessageType, peekFrame } from './wireFrames.js';
 
 /**
  * The socket handed to Hocuspocus. It holds back each `SyncStatus` acknowledgement until
@@ -17,7 +17,6 @@ import { encodeSyncStatusFrame, MessageType, peekFrame } from './wireFrames.js';
 export class DurableAckSocket {
   /** Held acknowledgements, in order. */
   private readonly acks = new SerialQueue();
-  private corked = false;
   /** Acknowledgements owed for updates the message gate merged into one. */
   private readonly owedAcks = new Map<string, number>();
 
@@ -35,8 +34,9 @@ export class DurableAckSocket {
   }
 
   send(data: Uint8Array): void {
-    const header = data[0] !== undefined ? peekFrame(data) : null;
-    if (header?.type === MessageType.SyncStatus) {
+    // Only an acknowledgement's header is decoded: the rest (a fan-out) is sent as it is.
+    const header = frameType(data) === MessageType.SyncStatus ? peekFrame(data) : null;
+    if (header) {
       const extra = this.owedAcks.get(header.address) ?? 0;
       this.owedAcks.delete(header.address);
       // Nobody awaits an acknowledgement: one that fails (the socket went away) must not surface as an unhandled rejection.
@@ -71,14 +71,19 @@ export class DurableAckSocket {
    * flushed anyway. ws has no public cork, hence its underlying socket.
    */
   private corkUntilTurnEnds(): void {
-    if (this.corked) return;
     const stream = (this.ws as unknown as { _socket?: Duplex })._socket;
-    if (!stream) return;
-    this.corked = true;
+    if (!stream || corkedThisTurn.has(stream)) return;
     stream.cork();
-    setImmediate(() => {
-      this.corked = false;
-      stream.uncork();
-    });
+    // One callback for every socket corked this turn, not one each.
+    if (corkedThisTurn.size === 0) setImmediate(uncorkAll);
+    corkedThisTurn.add(stream);
   }
+}
+
+/** The sockets corked during this turn of the event loop, uncorked together when it ends. */
+const corkedThisTurn = new Set<Duplex>();
+
+function uncorkAll(): void {
+  for (const stream of corkedThisTurn) stream.uncork();
+  corkedThisTurn.clear();
 }

@@ -34,6 +34,34 @@ export interface FrameHeader {
   saved?: boolean;
 }
 
+/**
+ * A frame's message type, read without decoding its address (no string, no header object);
+ * -1 for a frame that ends too soon. Every frame a socket is sent goes through this once.
+ */
+export function frameType(data: Uint8Array): number {
+  // The address length (a varuint), the address, then the type (a varuint).
+  const addressAt = varUintEnd(data, 0);
+  if (addressAt < 0) return -1;
+  const typeAt = addressAt + varUintAt(data, 0);
+  return varUintEnd(data, typeAt) < 0 ? -1 : varUintAt(data, typeAt);
+}
+
+/** The offset just past the varuint starting at `at`; -1 if the data ends inside it (or it is longer than 8 bytes). */
+function varUintEnd(data: Uint8Array, at: number): number {
+  for (let index = at; index < data.length && index - at < 8; index += 1) if (data[index]! < 0x80) return index + 1;
+  return -1;
+}
+
+/** The value of the varuint starting at `at` (varUintEnd checked it is complete). */
+function varUintAt(data: Uint8Array, at: number): number {
+  let value = 0;
+  for (let index = at, shift = 0; ; index += 1, shift += 7) {
+    const byte = data[index]!;
+    value += (byte & 0x7f) * 2 ** shift;
+    if (byte < 0x80) return value;
+  }
+}
+
 /** Reads a frame's header; null for a frame that cannot be decoded. */
 export function peekFrame(data: Uint8Array): FrameHeader | null {
   try {
