@@ -1,13 +1,12 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { freshDatabase } from './freshDatabase.js';
 
 /**
- * bench:agents' service under test: the server as its own process (fresh SQLite file unless
- * DATABASE_URL is set, enterprise plan, rate limits off, the rule engine), the warnings and
- * errors it logs, and the REST client the bench drives it with.
+ * bench:agents' service under test: the server as its own process (a fresh SQLite file, or a
+ * throwaway PostgreSQL database when DATABASE_URL names a PostgreSQL server; enterprise plan,
+ * rate limits off, the rule engine), the warnings and errors it logs, and the REST client the
+ * bench drives it with.
  */
 
 export const REQUEST_TIMEOUT_MS = 15_000;
@@ -16,10 +15,10 @@ export type Service = Awaited<ReturnType<typeof startService>>;
 
 /** Starts the server; `onUnexpectedExit` hears of it exiting before `stop()` was called. */
 export async function startService(onUnexpectedExit: (reason: string) => void, overrides: NodeJS.ProcessEnv = {}) {
-  const dbFile = join(tmpdir(), `wb-bench-agents-${randomBytes(4).toString('hex')}.db`);
+  const database = await freshDatabase('wb_bench_service');
   const apiKey = `wb_bench_${randomBytes(8).toString('hex')}`;
   const env: NodeJS.ProcessEnv = {
-    ...process.env, PORT: '0', HOST: '127.0.0.1', DATABASE_URL: process.env.DATABASE_URL ?? `file:${dbFile}`, BOOTSTRAP_API_KEY: apiKey,
+    ...process.env, PORT: '0', HOST: '127.0.0.1', DATABASE_URL: database.url, BOOTSTRAP_API_KEY: apiKey,
     BOOTSTRAP_PLAN: 'enterprise', LOG_LEVEL: 'warn', NODE_ENV: 'production', RATE_LIMIT_PER_MINUTE: '0', RATE_LIMIT_PER_HOUR: '0', RATE_LIMIT_PER_HOUR_PREMIUM: '0',
   };
   Object.assign(env, overrides);
@@ -61,7 +60,7 @@ export async function startService(onUnexpectedExit: (reason: string) => void, o
         await exited;
         clearTimeout(force);
       }
-      for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${dbFile}${suffix}`, { force: true });
+      await database.drop();
     },
   };
 }

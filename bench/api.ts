@@ -1,8 +1,9 @@
 /**
  * npm run bench:api [-- --seconds 10 --connections 8]
  *
- * Starts the service as its own process (fresh SQLite file, or DATABASE_URL; enterprise plan,
- * rate limits off, logging at info as in production), pinned to one core with `taskset` when there is one, and
+ * Starts the service as its own process (a fresh SQLite file, or a throwaway database on the
+ * PostgreSQL server DATABASE_URL names; enterprise plan, rate limits off, logging at info as in
+ * production), pinned to one core with `taskset` when there is one, and
  * drives five routes in turn with autocannon from this process (on the other core):
  * `GET /health`, `POST /boards`, `POST /boards/<id>/objects`, `GET /quota`, and `GET /boards/<id>`
  * of a board holding 1,000 objects. Each route is warmed up, then loaded for `seconds` by

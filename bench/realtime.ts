@@ -16,15 +16,15 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildSync } from 'esbuild';
-import pg from 'pg';
 import { percentile, rssMiB } from './agentsMeasure.js';
 import { runBench } from './benchRun.js';
 import { analyzeProfile, type PhaseReport } from './cpuProfileStalls.js';
+import { freshDatabase, POSTGRES_BASE } from './freshDatabase.js';
 import { liteClient, realClient, type LoadClient } from './loadClients.js';
 
 const { values } = parseArgs({
@@ -51,7 +51,6 @@ const CONNECT_CONCURRENCY = Number(values['connect-concurrency']);
 const IDLE_MS = 2000;
 /** Pinning needs a second core; on one core both would share it anyway. */
 const PIN = availableParallelism() > 1;
-const POSTGRES_BASE = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '') ? process.env.DATABASE_URL! : null;
 
 interface Scenario { name: string; clients: number; boards: number }
 type Kind = 'ours' | 'plain';
@@ -118,25 +117,6 @@ async function stopChild(child: ChildProcess): Promise<void> {
   const force = setTimeout(() => child.kill('SIGKILL'), 15_000);
   await exited;
   clearTimeout(force);
-}
-
-/** A fresh database: a SQLite file, or a PostgreSQL database of its own; `drop` removes it. */
-async function freshDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const suffix = randomBytes(5).toString('hex');
-  if (!POSTGRES_BASE) {
-    const file = join(tmpdir(), `wb-bench-${suffix}.db`);
-    return { url: `file:${file}`, drop: async () => ['', '-wal', '-shm', '-journal'].forEach((ext) => rmSync(`${file}${ext}`, { force: true })) };
-  }
-  const name = `wb_bench_${suffix}`;
-  const admin = async (sql: string) => {
-    const client = new pg.Client({ connectionString: POSTGRES_BASE });
-    await client.connect();
-    await client.query(sql).finally(() => client.end());
-  };
-  await admin(`CREATE DATABASE ${name}`);
-  const url = new URL(POSTGRES_BASE);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
 
 async function startOurs(profileDir: string | null): Promise<Server> {
