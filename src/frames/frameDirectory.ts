@@ -1,5 +1,6 @@
 import type { Placement, ZonePlacement } from '../boards/ports.js';
 import type { Db } from '../store/database.js';
+import { LoadedCache } from '../util/loadedCache.js';
 import { frameFromRow, frameIdOfDocument, zoneDocumentName, type Frame } from './frame.js';
 import { isForbiddenWrite, placementOf as writeTargetOf, type ObjectWrite, type Point } from './writeRules.js';
 import { zoneAccess, type Viewer, type ZoneAccess } from './zonePermissions.js';
@@ -10,19 +11,13 @@ import { zoneAccess, type Viewer, type ZoneAccess } from './zonePermissions.js';
  */
 export class FrameDirectory implements ZonePlacement {
   /** Frames per board for the write check, which runs on every socket update. */
-  private readonly cache = new Map<string, Promise<Frame[]>>();
+  private readonly cache = new LoadedCache<string, Frame[]>();
 
   constructor(private readonly db: Db) {}
 
   /** The board's frames, cached until `invalidate` (every frame change calls it). */
   cachedFramesOfBoard(boardId: string): Promise<Frame[]> {
-    let frames = this.cache.get(boardId);
-    if (!frames) {
-      frames = this.framesOfBoard(boardId);
-      this.cache.set(boardId, frames);
-      frames.catch(() => this.cache.delete(boardId));
-    }
-    return frames;
+    return this.cache.get(boardId, () => this.framesOfBoard(boardId));
   }
 
   invalidate(boardId: string): void {
