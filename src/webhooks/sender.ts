@@ -40,45 +40,69 @@ export function attemptDelivery(request: AttemptRequest): Promise<AttemptOutcome
   const elapsed = () => Math.round(performance.now() - started);
   return new Promise((resolve) => {
     let settled = false;
+    let current: http.ClientRequest;
     const finish = (outcome: AttemptOutcome) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       resolve(outcome);
     };
-    const url = new URL(request.url);
-    const secure = url.protocol === 'https:';
-    const client = secure ? https : http;
-    const req = client.request(
-      url,
-      {
-        method: 'POST',
-        headers: { ...request.headers, 'Content-Length': Buffer.byteLength(request.body) },
-        agent: secure ? agents.https : agents.http,
-        ...(request.allowPrivate ? {} : { lookup: publicOnlyLookup }),
-      },
-      (res) => {
-        const status = res.statusCode ?? 0;
-        const chunks: Buffer[] = [];
-        let kept = 0;
-        res.on('data', (chunk: Buffer) => {
-          if (kept < RESPONSE_EXCERPT_BYTES) chunks.push(chunk.subarray(0, RESPONSE_EXCERPT_BYTES - kept));
-          kept += chunk.length;
-          if (kept >= RESPONSE_EXCERPT_BYTES) res.destroy();
-        });
-        const done = () => {
-          const excerpt = Buffer.concat(chunks).toString('utf8');
-          if (status >= 200 && status < 300) finish({ kind: 'success', statusCode: status, durationMs: elapsed() });
-          else finish({ kind: 'http-error', statusCode: status, durationMs: elapsed(), excerpt });
-        };
-        res.on('end', done);
-        res.on('close', done);
-      },
-    );
     const timer = setTimeout(() => {
-      req.destroy(new Error(`no answer within ${DELIVERY_TIMEOUT_MS} ms`));
+      current.destroy(new Error(`no answer within ${DELIVERY_TIMEOUT_MS} ms`));
     }, DELIVERY_TIMEOUT_MS);
-    req.on('error', (error) => finish({ kind: 'network-error', error: error.message, durationMs: elapsed() }));
-    req.end(request.body);
+    const send = () => {
+      current = post(request, (status, excerpt) => {
+        if (status >= 200 && status < 300) finish({ kind: 'success', statusCode: status, durationMs: elapsed() });
+        else finish({ kind: 'http-error', statusCode: status, durationMs: elapsed(), excerpt });
+      });
+      const req = current;
+      let responded = false;
+      req.once('response', () => {
+        responded = true;
+      });
+      req.on('error', (error: NodeJS.ErrnoException) => {
+        // A kept-alive connection the receiver closed as we reused it (Node's own servers close
+        // idle ones after 5 s + 1 s, our second retry delay): the request never reached the
+        // receiver's handler, and is sent again on a fresh connection (the `reusedSocket` case
+        // of Node's http docs). Any other error ends the attempt.
+        if (!settled && !responded && req.reusedSocket && STALE_CONNECTION_ERRORS.has(error.code ?? '')) send();
+        else finish({ kind: 'network-error', error: error.message, durationMs: elapsed() });
+      });
+    };
+    send();
   });
+}
+
+/** How writing to a connection the other end has just closed fails. */
+const STALE_CONNECTION_ERRORS = new Set(['ECONNRESET', 'EPIPE']);
+
+/** One POST on a pooled connection; `answered` gets the status and the kept start of the body. */
+function post(request: AttemptRequest, answered: (status: number, excerpt: string) => void): http.ClientRequest {
+  const url = new URL(request.url);
+  const secure = url.protocol === 'https:';
+  const client = secure ? https : http;
+  const req = client.request(
+    url,
+    {
+      method: 'POST',
+      headers: { ...request.headers, 'Content-Length': Buffer.byteLength(request.body) },
+      agent: secure ? agents.https : agents.http,
+      ...(request.allowPrivate ? {} : { lookup: publicOnlyLookup }),
+    },
+    (res) => {
+      const status = res.statusCode ?? 0;
+      const chunks: Buffer[] = [];
+      let kept = 0;
+      res.on('data', (chunk: Buffer) => {
+        if (kept < RESPONSE_EXCERPT_BYTES) chunks.push(chunk.subarray(0, RESPONSE_EXCERPT_BYTES - kept));
+        kept += chunk.length;
+        if (kept >= RESPONSE_EXCERPT_BYTES) res.destroy();
+      });
+      const done = () => answered(status, Buffer.concat(chunks).toString('utf8'));
+      res.on('end', done);
+      res.on('close', done);
+    },
+  );
+  req.end(request.body);
+  return req;
 }
