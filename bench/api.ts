@@ -23,7 +23,7 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '10' },
     connections: { type: 'string', default: '8' },
     objects: { type: 'string', default: '1000' },
-    // Only the routes whose name contains this (for profiling one route).
+    // Only the route of this name, or else the routes whose name contains it (for profiling one route).
     only: { type: 'string', default: '' },
   },
 });
@@ -137,7 +137,9 @@ void runBench('bench:api', 30 * 60_000, async (run) => {
   const database = process.env.DATABASE_URL?.startsWith('postgres') ? 'PostgreSQL' : 'SQLite';
   console.log(`bench:api on ${database}, server ${pinning}, ${CONNECTIONS} connections, ${SECONDS} s per route`);
   const rows: Measured[] = [];
-  for (const route of routes.filter((candidate) => candidate.name.includes(values.only))) rows.push(await measure(service, route));
+  const exact = routes.filter((candidate) => candidate.name === values.only);
+  const chosen = exact.length > 0 ? exact : routes.filter((candidate) => candidate.name.includes(values.only));
+  for (const route of chosen) rows.push(await measure(service, route));
   console.log('| route | req/s | p50 ms | p99 ms | errors | server CPU per request |');
   console.log('|---|---|---|---|---|---|');
   for (const row of rows) {

@@ -98,7 +98,7 @@ export async function startApp(options: AppOptions): Promise<App> {
   let online: OnlineParticipants = { count: () => 0, boards: () => [] };
   const quotas = new QuotaService({
     db,
-    serializer: new OrganizationQueue(database.flavour === 'postgres' ? new RowLock(db) : new PlanRead(db)),
+    serializer: new OrganizationQueue(database.flavour === 'postgres' ? new RowLock(db) : new PlanRead(db, (id) => organizations.planOf(id))),
     clock,
     usage: new UsageStore(db),
     gauges: new UsageGauges(db, { count: (boardId: string) => online.count(boardId), boards: () => online.boards() }),

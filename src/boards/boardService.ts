@@ -55,6 +55,16 @@ export interface BoardWebhookKeys {
   urlProblem(url: string): string | null;
   /** A board's webhook target changed (caches drop it). */
   boardChanged(boardId: string): void;
+  /** A board was just created with this target (caches take it instead of reading it back). */
+  boardCreated(boardId: string, target: BoardWebhookTarget): void;
+}
+
+/** What a board's own webhook deliveries are made from. */
+export interface BoardWebhookTarget {
+  webhookUrl: string | null;
+  /** Sealed with the webhook secret box. */
+  webhookSecret: string | null;
+  externalData: Record<string, unknown> | null;
 }
 
 /** What a board lookup tolerates besides an active or archived board. */
@@ -276,6 +286,7 @@ export class BoardService {
       expiresAt: new Date(now.getTime() + (input.expires_in_hours ?? DEFAULT_EXPIRES_IN_HOURS) * HOUR_MS),
     };
     const row = await this.deps.quotas.withRoomForBoard(caller.organizationId, (tx) => tx.board.create({ data }));
+    this.deps.webhooks.boardCreated(id, { webhookUrl: data.webhookUrl, webhookSecret: data.webhookSecret, externalData: input.external_data ?? null });
     const created = boardFromRow(row);
     const links = this.accessLinks(created);
     await this.deps.bus.publish('board.created', {

@@ -40,6 +40,8 @@ export interface OrganizationServiceDependencies {
 export class OrganizationService {
   /** Recently authenticated keys by key hash (unknown keys are never kept): most requests skip the lookup. */
   private readonly keys = new TtlCache<string, ApiKeyPrincipal>({ ttlMs: API_KEY_TTL_MS, maxEntries: 10_000 });
+  /** Recently read plans by organization id, trusted like keys (quota checks read them per request). */
+  private readonly plans = new TtlCache<string, { organizationId: string; plan: Plan }>({ ttlMs: API_KEY_TTL_MS, maxEntries: 10_000 });
   /** Told when an organization's plan changes (caches that hold plans drop it). */
   private readonly planListeners: Array<(organizationId: string) => void> = [];
 
@@ -106,9 +108,21 @@ export class OrganizationService {
     this.planListeners.push(listener);
   }
 
+  /** The organization's plan, or null if there is no such organization. */
+  async planOf(id: string): Promise<Plan | null> {
+    const cached = this.plans.get(id);
+    if (cached) return cached.plan;
+    const ticket = this.plans.ticket();
+    const row = await this.deps.db.organization.findUnique({ where: { id }, select: { plan: true } });
+    if (!row) return null;
+    this.plans.set(id, { organizationId: id, plan: row.plan as Plan }, ticket);
+    return row.plan as Plan;
+  }
+
   async changePlan(id: string, plan: Plan): Promise<Organization> {
     const updated = await this.deps.db.organization.updateMany({ where: { id }, data: { plan } });
     this.forgetKeysOf(id);
+    this.plans.forgetWhere((entry) => entry.organizationId === id);
     for (const listener of this.planListeners) listener(id);
     if (updated.count === 0) throw errors.notFound('Organization');
     const row = await this.deps.db.organization.findUniqueOrThrow({ where: { id } });

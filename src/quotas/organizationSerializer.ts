@@ -32,14 +32,18 @@ export class RowLock implements OrganizationSerializer {
 /**
  * Reads the plan and runs the step, with no database transaction: on SQLite one would hold
  * the database's write lock across awaits, while the update and delivery logs write through
- * their own synchronous connections and would block the event loop waiting for it.
+ * their own synchronous connections and would block the event loop waiting for it. The plan
+ * comes from `planOf`, which may answer from memory: this process is the database's only one,
+ * and a plan change made here drops it at once.
  */
 export class PlanRead implements OrganizationSerializer {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly planOf: (organizationId: string) => Promise<string | null>,
+  ) {}
 
   async run<T>(organizationId: string, step: (db: Db, plan: string | null) => Promise<T>): Promise<T> {
-    const organization = await this.db.organization.findUnique({ where: { id: organizationId }, select: { plan: true } });
-    return step(this.db, organization?.plan ?? null);
+    return step(this.db, await this.planOf(organizationId));
   }
 }
 

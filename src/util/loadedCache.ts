@@ -27,6 +27,12 @@ export class LoadedCache<K, V> {
     return entry.promise;
   }
 
+  /** A value known without loading it (this process just wrote it). */
+  set(key: K, value: V): void {
+    if (this.entries.size >= this.maxEntries) this.entries.clear();
+    this.entries.set(key, { promise: Promise.resolve(value), loaded: { value } });
+  }
+
   /** The loaded value, or undefined while it is loading or was never asked for. */
   peek(key: K): { value: V } | undefined {
     return this.entries.get(key)?.loaded;

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { BoardWebhookTarget } from '../boards/boardService.js';
 import type { Clock } from '../clock.js';
 import type { EventScope } from '../events/bus.js';
 import type { BusEvent, EventName } from '../events/types.js';
@@ -13,12 +14,7 @@ import { signWebhookBody } from './signature.js';
 const WEBHOOK_EVENT_NAMES = new Set<string>(WEBHOOK_EVENTS);
 
 /** Where a board's own events go (its `webhook_url`), and what its payloads echo. */
-interface BoardTarget {
-  webhookUrl: string | null;
-  /** Sealed with the SecretBox. */
-  webhookSecret: string | null;
-  externalData: Record<string, unknown> | null;
-}
+type BoardTarget = BoardWebhookTarget;
 
 interface ActiveSubscription {
   id: string;
@@ -113,6 +109,11 @@ export class WebhookOutbox {
   /** Forgets a board's cached webhook target (after its webhook_url changed). */
   boardChanged(boardId: string): void {
     this.boards.delete(boardId);
+  }
+
+  /** Takes a new board's target as written, so its first event does not read it back. */
+  boardCreated(boardId: string, target: BoardTarget): void {
+    this.boards.set(boardId, target);
   }
 
   private activeSubscriptions(organizationId: string): Promise<ActiveSubscription[]> {

@@ -88,6 +88,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       },
       urlProblem: (url) => webhookUrlProblem(url, options.allowPrivateTargets),
       boardChanged: (boardId) => outbox.boardChanged(boardId),
+      boardCreated: (boardId, target) => outbox.boardCreated(boardId, target),
     },
     start() {
       unsubscribe = options.bus.subscribe(outbox.onEvent, outbox.wants);
