@@ -22,6 +22,7 @@ import { ComponentActions } from './components/componentActions.js';
 import { ComponentStorage } from './components/componentStorage.js';
 import { ComponentDataService } from './components/dataProvider.js';
 import { createHttpApp } from './http/httpApp.js';
+import { answerProbesFirst } from './http/probes.js';
 import { FrameDirectory } from './frames/frameDirectory.js';
 import { FrameService } from './frames/frameService.js';
 import { ParticipantHistory } from './boards/participantHistory.js';
@@ -207,12 +208,12 @@ export async function startApp(options: AppOptions): Promise<App> {
     logger,
     now: () => clock.now(),
     api,
-    checkDatabase: async () => {
-      await db.$queryRawUnsafe('SELECT 1');
-    },
     pages: Router().use(boardPageRouter({ componentsOrigin: () => new URL(config.componentsUrl ?? appUrl).origin }), componentFilesRouter(components, () => new URL(appUrl).origin)),
   });
-  server.on('request', app);
+  const checkDatabase = async () => {
+    await db.$queryRawUnsafe('SELECT 1');
+  };
+  server.on('request', answerProbesFirst(checkDatabase, logger, app));
   realtime.listen(server);
   expirySweeper.start();
   webhooks.start();
