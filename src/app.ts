@@ -159,7 +159,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     quotas,
     objectRules: objectTypes,
     components,
-    access,
+    changeListeners: [(boardId) => access.boardChanged(boardId), (boardId) => webhooks.boardChanged(boardId)],
     logger,
   });
   const objects = new ObjectService({ boards, documents: realtime.documents, frames: frameDirectory, objectRules: objectTypes, clock });

@@ -5,7 +5,6 @@ import type { EventBus } from '../events/bus.js';
 import type { Logger } from '../logger.js';
 import type { Db } from '../store/database.js';
 import type { AccessTokens } from './accessTokens.js';
-import type { BoardAccess } from './boardAccess.js';
 import { requireHost, type Caller } from './caller.js';
 import { boardFromRow, configWithDefaults, DEFAULT_EXPIRES_IN_HOURS, type Board } from './board.js';
 import { putObjects, type BoardObject } from './boardObjects.js';
@@ -36,8 +35,11 @@ export interface BoardServiceDependencies {
   objectRules: BoardObjectRules;
   /** Registry components a board's `config.components[]` pins. */
   components: ComponentPins;
-  /** Told when a board's settings, lifecycle or existence change (sockets' cached grants drop it). */
-  access: Pick<BoardAccess, 'boardChanged'>;
+  /**
+   * Told when a board's settings, lifecycle or existence change: what caches the board drops
+   * it (sockets' grants, the outbox's webhook target).
+   */
+  changeListeners: Array<(boardId: string) => void>;
   logger: Logger;
 }
 
@@ -53,8 +55,6 @@ export interface BoardWebhookKeys {
   newSecret(): { secret: string; sealed: string };
   /** Why a URL may not be used as a webhook target, or null. */
   urlProblem(url: string): string | null;
-  /** A board's webhook target changed (caches drop it). */
-  boardChanged(boardId: string): void;
   /** A board was just created with this target (caches take it instead of reading it back). */
   boardCreated(boardId: string, target: BoardWebhookTarget): void;
 }
@@ -148,8 +148,7 @@ export class BoardService {
         ...(input.config !== undefined ? { config: JSON.stringify(configWithDefaults(input.config, board.config)) } : {}),
       },
     });
-    this.deps.webhooks.boardChanged(board.id);
-    this.deps.access.boardChanged(board.id);
+    this.changed(board.id);
     return { ...boardFromRow(row), ...(issued ? { issuedWebhookSecret: issued.secret } : {}) };
   }
 
@@ -163,9 +162,8 @@ export class BoardService {
       deleted_at: this.deps.clock.now().toISOString(),
     });
     await this.deps.db.board.deleteMany({ where: { id: board.id } });
-    this.deps.access.boardChanged(board.id);
+    this.changed(board.id);
     await this.deps.documents.destroy(board.id);
-    this.deps.webhooks.boardChanged(board.id);
   }
 
   /** Disconnects every client; the board stays active and new clients may join. */
@@ -175,7 +173,7 @@ export class BoardService {
     const endedAt = this.deps.clock.now();
     this.deps.documents.disconnectAll(board.id, 'session-ended');
     await this.deps.db.board.update({ where: { id: board.id }, data: { sessionEndedAt: endedAt } });
-    this.deps.access.boardChanged(board.id);
+    this.changed(board.id);
     await this.deps.bus.publish('board.ended', { ...eventSubject(board), session_ended_at: endedAt.toISOString() });
     return { board, endedAt };
   }
@@ -214,7 +212,7 @@ export class BoardService {
     // Restoring makes the board count against the `boards` quota again.
     const moved = archiving ? await move(this.deps.db) : await this.deps.quotas.withRoomForBoard(board.organizationId, move);
     if (moved.count === 0) throw errors.conflict('The board changed state concurrently; retry');
-    this.deps.access.boardChanged(board.id);
+    this.changed(board.id);
     const subject = eventSubject(board);
     if (archiving) await this.deps.bus.publish('board.archived', { ...subject, archived_at: at.toISOString() });
     else await this.deps.bus.publish('board.unarchived', { ...subject, restored_at: at.toISOString() });
@@ -245,7 +243,7 @@ export class BoardService {
       data: { status: 'expired', updatedAt: now },
     });
     if (moved.count === 0) return false;
-    this.deps.access.boardChanged(board.id);
+    this.changed(board.id);
     this.deps.documents.disconnectAll(board.id, 'board-expired');
     await this.deps.bus.publish('board.expired', {
       ...eventSubject(board),
@@ -256,6 +254,10 @@ export class BoardService {
   }
 
   /** Inserts the row, fills the live document, then announces the board. */
+  private changed(boardId: string): void {
+    for (const listener of this.deps.changeListeners) listener(boardId);
+  }
+
   private async insertBoard(caller: Caller, input: CreateBoardInput, objects: BoardObject[]): Promise<Board> {
     const { db, clock, documents } = this.deps;
     const now = clock.now();

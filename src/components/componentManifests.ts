@@ -2,6 +2,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import { AppError, type FieldError } from '../errors.js';
 import type { Db } from '../store/database.js';
 import { fieldOf, messageOf } from '../util/ajvErrors.js';
+import { LoadedCache } from '../util/loadedCache.js';
 import type { ComponentFiles } from './componentFiles.js';
 import { propsSchema, type Manifest } from './manifest.js';
 import { registryReference, type RegistryReference } from './registryPaths.js';
@@ -31,7 +32,7 @@ const MAX_VERSIONS = 1_000;
  */
 export class ComponentManifests {
   private readonly ajv = new Ajv({ strict: false, useDefaults: true, allErrors: true, coerceTypes: false });
-  private readonly byVersionId = new Map<string, Promise<Omit<ResolvedComponent, 'deleted'>>>();
+  private readonly byVersionId = new LoadedCache<string, Omit<ResolvedComponent, 'deleted'>>(MAX_VERSIONS);
 
   constructor(
     private readonly db: Db,
@@ -68,14 +69,7 @@ export class ComponentManifests {
   }
 
   private compiled(versionId: string): Promise<Omit<ResolvedComponent, 'deleted'>> {
-    let pending = this.byVersionId.get(versionId);
-    if (!pending) {
-      pending = this.load(versionId);
-      pending.catch(() => this.byVersionId.delete(versionId));
-      this.byVersionId.set(versionId, pending);
-      if (this.byVersionId.size > MAX_VERSIONS) this.byVersionId.delete(this.byVersionId.keys().next().value!);
-    }
-    return pending;
+    return this.byVersionId.get(versionId, () => this.load(versionId));
   }
 
   private async load(versionId: string): Promise<Omit<ResolvedComponent, 'deleted'>> {

@@ -6,13 +6,13 @@
 export class LoadedCache<K, V> {
   private readonly entries = new Map<K, { promise: Promise<V>; loaded?: { value: V } }>();
 
-  /** Past this many keys everything is dropped (they reload on demand). */
+  /** Past this many keys the oldest is dropped (it reloads on demand). */
   constructor(private readonly maxEntries = Number.POSITIVE_INFINITY) {}
 
   get(key: K, load: () => Promise<V>): Promise<V> {
     const cached = this.entries.get(key);
     if (cached) return cached.promise;
-    if (this.entries.size >= this.maxEntries) this.entries.clear();
+    this.makeRoom();
     const entry: { promise: Promise<V>; loaded?: { value: V } } = { promise: load() };
     this.entries.set(key, entry);
     entry.promise.then(
@@ -29,7 +29,8 @@ export class LoadedCache<K, V> {
 
   /** A value known without loading it (this process just wrote it). */
   set(key: K, value: V): void {
-    if (this.entries.size >= this.maxEntries) this.entries.clear();
+    this.entries.delete(key);
+    this.makeRoom();
     this.entries.set(key, { promise: Promise.resolve(value), loaded: { value } });
   }
 
@@ -40,5 +41,9 @@ export class LoadedCache<K, V> {
 
   delete(key: K): void {
     this.entries.delete(key);
+  }
+
+  private makeRoom(): void {
+    if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as K);
   }
 }

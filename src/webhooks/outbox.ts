@@ -16,6 +16,9 @@ const WEBHOOK_EVENT_NAMES = new Set<string>(WEBHOOK_EVENTS);
 /** Where a board's own events go (its `webhook_url`), and what its payloads echo. */
 type BoardTarget = BoardWebhookTarget;
 
+/** Boards whose webhook target is kept in memory (every new board's is, until it is evicted). */
+const MAX_CACHED_BOARDS = 20_000;
+
 interface ActiveSubscription {
   id: string;
   url: string;
@@ -32,7 +35,7 @@ interface ActiveSubscription {
  */
 export class WebhookOutbox {
   private readonly subscriptions = new LoadedCache<string, ActiveSubscription[]>();
-  private readonly boards = new LoadedCache<string, BoardTarget | null>();
+  private readonly boards = new LoadedCache<string, BoardTarget | null>(MAX_CACHED_BOARDS);
 
   constructor(
     private readonly deps: {

@@ -37,6 +37,8 @@ export interface Webhooks {
   subscriptions: SubscriptionService;
   dispatcher: WebhookDispatcher;
   boardKeys: BoardWebhookKeys;
+  /** A board's settings or existence changed: its cached webhook target is dropped. */
+  boardChanged(boardId: string): void;
   start(): void;
   stop(): Promise<void>;
 }
@@ -87,9 +89,9 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
         return { secret, sealed: secrets.seal(secret) };
       },
       urlProblem: (url) => webhookUrlProblem(url, options.allowPrivateTargets),
-      boardChanged: (boardId) => outbox.boardChanged(boardId),
       boardCreated: (boardId, target) => outbox.boardCreated(boardId, target),
     },
+    boardChanged: (boardId) => outbox.boardChanged(boardId),
     start() {
       unsubscribe = options.bus.subscribe(outbox.onEvent, outbox.wants);
       dispatcher.start();
