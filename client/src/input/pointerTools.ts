@@ -96,6 +96,9 @@ export class PointerTools {
         return;
       }
       default:
+        // No compatibility mousedown follows (a touch's comes after the release): its focus
+        // change would blur the text editor that the release opens.
+        event.preventDefault();
         return this.createAt(point);
     }
   }
