@@ -253,11 +253,12 @@ export class BoardService {
     return true;
   }
 
-  /** Inserts the row, fills the live document, then announces the board. */
+  /** Tells every change listener that the board's row changed or went away. */
   private changed(boardId: string): void {
     for (const listener of this.deps.changeListeners) listener(boardId);
   }
 
+  /** Inserts the row, fills the live document, then announces the board. */
   private async insertBoard(caller: Caller, input: CreateBoardInput, objects: BoardObject[]): Promise<Board> {
     const { db, clock, documents } = this.deps;
     const now = clock.now();

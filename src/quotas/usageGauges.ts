@@ -21,11 +21,10 @@ export class UsageGauges {
     private readonly onlineParticipants: OnlineParticipants,
   ) {}
 
-  /** Active boards: those that count against the `boards` quota (archived and expired ones do not). */
   /**
-   * Active boards not past their expiry, counted as `measureAll` counts them: from the indexes,
-   * where Prisma's `count` read every board row of the organization (each `POST /boards` grew
-   * dearer with the boards before it).
+   * Active boards: those that count against the `boards` quota (archived and expired ones do
+   * not). Counted as `measureAll` counts them, from the indexes: Prisma's `count` read every
+   * board row of the organization, so each `POST /boards` grew dearer with the boards before it.
    */
   async activeBoards(db: Db, organizationId: string, now: Date): Promise<number> {
     const [row] = await db.$queryRaw<Array<{ boards: bigint | number }>>`

@@ -13,9 +13,6 @@ import { signWebhookBody } from './signature.js';
 
 const WEBHOOK_EVENT_NAMES = new Set<string>(WEBHOOK_EVENTS);
 
-/** Where a board's own events go (its `webhook_url`), and what its payloads echo. */
-type BoardTarget = BoardWebhookTarget;
-
 /** Boards whose webhook target is kept in memory (every new board's is, until it is evicted). */
 const MAX_CACHED_BOARDS = 20_000;
 
@@ -35,7 +32,7 @@ interface ActiveSubscription {
  */
 export class WebhookOutbox {
   private readonly subscriptions = new LoadedCache<string, ActiveSubscription[]>();
-  private readonly boards = new LoadedCache<string, BoardTarget | null>(MAX_CACHED_BOARDS);
+  private readonly boards = new LoadedCache<string, BoardWebhookTarget | null>(MAX_CACHED_BOARDS);
 
   constructor(
     private readonly deps: {
@@ -115,7 +112,7 @@ export class WebhookOutbox {
   }
 
   /** Takes a new board's target as written, so its first event does not read it back. */
-  boardCreated(boardId: string, target: BoardTarget): void {
+  boardCreated(boardId: string, target: BoardWebhookTarget): void {
     this.boards.set(boardId, target);
   }
 
@@ -129,7 +126,7 @@ export class WebhookOutbox {
     });
   }
 
-  private boardTarget(boardId: string): Promise<BoardTarget | null> {
+  private boardTarget(boardId: string): Promise<BoardWebhookTarget | null> {
     return this.boards.get(boardId, async () => {
       const row = await this.deps.db.board.findUnique({ where: { id: boardId }, select: { webhookUrl: true, webhookSecret: true, externalData: true } });
       if (!row) return null;

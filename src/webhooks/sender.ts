@@ -51,11 +51,11 @@ export function attemptDelivery(request: AttemptRequest): Promise<AttemptOutcome
       current.destroy(new Error(`no answer within ${DELIVERY_TIMEOUT_MS} ms`));
     }, DELIVERY_TIMEOUT_MS);
     const send = () => {
-      current = post(request, (status, excerpt) => {
+      const req = post(request, (status, excerpt) => {
         if (status >= 200 && status < 300) finish({ kind: 'success', statusCode: status, durationMs: elapsed() });
         else finish({ kind: 'http-error', statusCode: status, durationMs: elapsed(), excerpt });
       });
-      const req = current;
+      current = req;
       let responded = false;
       req.once('response', () => {
         responded = true;
