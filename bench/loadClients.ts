@@ -83,8 +83,11 @@ export function liteClient(url: string, documentName: string, token: string, id:
   };
 }
 
-/** A real provider client; it also records the fan-out latency of every update it receives. */
-export function realClient(url: string, documentName: string, token: string, id: string, latencies: number[]): LoadClient {
+/**
+ * A real provider client; it also records the fan-out latency of every update it receives
+ * (and, given `arrivals`, when each arrived, on the same `performance.now()` clock).
+ */
+export function realClient(url: string, documentName: string, token: string, id: string, latencies: number[], arrivals?: number[]): LoadClient {
   const socket = new HocuspocusProviderWebsocket({ url, WebSocketPolyfill: WebSocket });
   const doc = new Y.Doc();
   let acks = 0;
@@ -102,7 +105,9 @@ export function realClient(url: string, documentName: string, token: string, id:
     for (const event of events) {
       const target = event.path.length === 0 ? null : objects.get(String(event.path[0]));
       const data = target?.get('data') as { t?: number } | undefined;
-      if (data?.t) latencies.push(now - data.t);
+      if (!data?.t) continue;
+      latencies.push(now - data.t);
+      arrivals?.push(now);
     }
   });
   let mine: Y.Map<unknown> | null = null;

@@ -40,6 +40,7 @@ const { values } = parseArgs({
     'connect-concurrency': { type: 'string', default: '50' },
     'skip-build': { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
+    timeline: { type: 'boolean', default: false },
   },
 });
 const SCENARIOS: Record<string, { clients: number; boards: number }> = { '1000x20': { clients: 1000, boards: 20 }, '250x1': { clients: 250, boards: 1 } };
@@ -167,6 +168,11 @@ async function startPlain(): Promise<Server> {
   };
 }
 
+/** Write system calls the process made so far (`syscw` counts write, writev and sendmsg alike). */
+function writeCalls(pid: number): number {
+  return Number(/syscw:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1] ?? 0);
+}
+
 /** Times the kernel took the core from the server's main thread (the event loop) while it could run. */
 function preemptions(pid: number): number {
   return Number(/nonvoluntary_ctxt_switches:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
@@ -184,14 +190,14 @@ async function emptyRss(server: Server): Promise<number> {
   return rssMiB(server.child.pid!);
 }
 
-async function connectAll(server: Server, scenario: Scenario, latencies: number[]): Promise<LoadClient[]> {
+async function connectAll(server: Server, scenario: Scenario, latencies: number[], arrivals: number[]): Promise<LoadClient[]> {
   const clients: LoadClient[] = [];
   for (let start = 0; start < scenario.clients; start += CONNECT_CONCURRENCY) {
     const batch: LoadClient[] = [];
     for (let i = start; i < Math.min(scenario.clients, start + CONNECT_CONCURRENCY); i += 1) {
       const { url, name, token } = server.board(i % scenario.boards);
       const real = Math.floor(i / scenario.boards) < REAL_PER_BOARD;
-      batch.push(real ? realClient(url, name, token, `client-${i}`, latencies) : liteClient(url, name, token, `client-${i}`));
+      batch.push(real ? realClient(url, name, token, `client-${i}`, latencies, arrivals) : liteClient(url, name, token, `client-${i}`));
     }
     clients.push(...batch);
     await Promise.all(batch.map((client) => client.ready));
@@ -232,12 +238,16 @@ interface RunResult {
   round: number;
   connectMs: number;
   latencies: number[];
+  /** Fan-out p50 and p99 per TIMELINE_WINDOW_S of the load, from its start. */
+  timeline: Array<{ p50: number; p99: number; count: number }>;
   sentPerSecond: number;
   appliedPerSecond: number;
   cpuUsPerUpdate: number;
   serverCpuPercent: number;
   generatorCpuPercent: number;
   loadPreemptions: number;
+  /** Write system calls (write, writev, sendmsg) of the server per applied update during the load. */
+  writesPerUpdate: number;
   emptyRss: number;
   peakRss: number;
   phases: PhaseReport[];
@@ -249,19 +259,24 @@ async function run(server: Server, scenario: Scenario, round: number): Promise<R
   server.probe.phase('setup');
   await server.setup(scenario.boards);
   const latencies: number[] = [];
+  const arrivals: number[] = [];
   server.probe.phase('connect');
   const connectStart = performance.now();
-  const clients = await connectAll(server, scenario, latencies);
+  const clients = await connectAll(server, scenario, latencies, arrivals);
   const connectMs = performance.now() - connectStart;
-  latencies.length = 0; // only fan-out under load counts
+  // Only fan-out under load counts.
+  latencies.length = 0;
+  arrivals.length = 0;
   const acksBefore = clients.reduce((sum, client) => sum + client.acks(), 0);
   server.probe.phase('load');
   const generatorCpu = process.cpuUsage();
   const preemptedBefore = preemptions(server.child.pid!);
+  const writesBefore = writeCalls(server.child.pid!);
   const started = performance.now();
   const { sent, peakRss } = await drive(server, clients, rssMiB(server.child.pid!));
   const generator = process.cpuUsage(generatorCpu);
   const loadPreemptions = preemptions(server.child.pid!) - preemptedBefore;
+  const loadWrites = writeCalls(server.child.pid!) - writesBefore;
   const generatorCpuPercent = ((generator.user + generator.system) / 10 / (performance.now() - started));
   server.probe.phase('settle');
   await sleep(1000);
@@ -272,10 +287,25 @@ async function run(server: Server, scenario: Scenario, round: number): Promise<R
   const phase = (name: string) => phases.find((entry) => entry.name === name)!;
   const cpuMs = phase('load').cpuMs + phase('settle').cpuMs;
   return {
-    kind: server.kind, round, connectMs, latencies: latencies.sort((a, b) => a - b), sentPerSecond: sent / SECONDS, appliedPerSecond: applied / elapsed,
+    kind: server.kind, round, connectMs, timeline: timelineOf(latencies, arrivals, started), latencies: latencies.sort((a, b) => a - b), sentPerSecond: sent / SECONDS, appliedPerSecond: applied / elapsed,
     cpuUsPerUpdate: (cpuMs * 1000) / applied, serverCpuPercent: (phase('load').cpuMs / phase('load').durationMs) * 100,
-    generatorCpuPercent, loadPreemptions, emptyRss: empty, peakRss, phases, loadavg: loadavg().map((value) => value.toFixed(2)).join(' '),
+    generatorCpuPercent, loadPreemptions, writesPerUpdate: loadWrites / applied, emptyRss: empty, peakRss, phases, loadavg: loadavg().map((value) => value.toFixed(2)).join(' '),
   };
+}
+
+const TIMELINE_WINDOW_S = 2;
+
+/** Fan-out percentiles per window of the load: whether the tail is the start or the whole run. */
+function timelineOf(latencies: number[], arrivals: number[], started: number): RunResult['timeline'] {
+  const windows: number[][] = [];
+  latencies.forEach((latency, index) => {
+    const window = Math.floor((arrivals[index]! - started) / 1000 / TIMELINE_WINDOW_S);
+    (windows[window] ??= []).push(latency);
+  });
+  return [...windows].map((values = []) => {
+    values.sort((a, b) => a - b);
+    return { p50: percentile(values, 50), p99: percentile(values, 99), count: values.length };
+  });
 }
 
 const fixed = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : '-');
@@ -283,16 +313,24 @@ const fixed = (value: number, digits = 1) => (Number.isFinite(value) ? value.toF
 function printTable(scenario: Scenario, results: RunResult[]): void {
   const database = POSTGRES_BASE ? 'PostgreSQL' : 'SQLite';
   console.log(`\n### ${scenario.clients} clients on ${scenario.boards} board(s), ${RATE}/s each, ${SECONDS} s, ours on ${database}${PIN ? ', servers on core 1, generator on core 0' : ', not pinned (one core)'}\n`);
-  console.log('| target | round | connect ms | fan-out p50 / p95 / p99 ms | sent / applied per s | CPU µs/update | server CPU % | empty RSS MiB | peak RSS MiB | loop delay p99 / max ms (load) | stalls >10 ms conn / load | stalls >50 ms conn / load | GC ms (load) | generator CPU % | server preempted (load) | load avg |');
-  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+  console.log('| target | round | connect ms | fan-out p50 / p95 / p99 ms | sent / applied per s | CPU µs/update | server CPU % | empty RSS MiB | peak RSS MiB | loop delay p99 / max ms (load) | stalls >10 ms conn / load | stalls >50 ms conn / load | GC ms (load) | generator CPU % | server preempted (load) | writes per update (load) | load avg |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of results) {
     const phase = (name: string) => r.phases.find((entry) => entry.name === name)!;
     const [connect, load] = [phase('connect'), phase('load')];
     const p = (q: number) => fixed(percentile(r.latencies, q), 2);
-    console.log(`| ${r.kind} | ${r.round} | ${Math.round(r.connectMs)} | ${p(50)} / ${p(95)} / ${p(99)} | ${Math.round(r.sentPerSecond)} / ${Math.round(r.appliedPerSecond)} | ${fixed(r.cpuUsPerUpdate, 0)} | ${Math.round(r.serverCpuPercent)} | ${fixed(r.emptyRss)} | ${fixed(r.peakRss)} | ${load.delayP99Ms} / ${load.delayMaxMs} | ${connect.stallsOver10} / ${load.stallsOver10} | ${connect.stallsOver50} / ${load.stallsOver50} | ${load.gcMs} | ${Math.round(r.generatorCpuPercent)} | ${r.loadPreemptions} | ${r.loadavg} |`);
+    console.log(`| ${r.kind} | ${r.round} | ${Math.round(r.connectMs)} | ${p(50)} / ${p(95)} / ${p(99)} | ${Math.round(r.sentPerSecond)} / ${Math.round(r.appliedPerSecond)} | ${fixed(r.cpuUsPerUpdate, 0)} | ${Math.round(r.serverCpuPercent)} | ${fixed(r.emptyRss)} | ${fixed(r.peakRss)} | ${load.delayP99Ms} / ${load.delayMaxMs} | ${connect.stallsOver10} / ${load.stallsOver10} | ${connect.stallsOver50} / ${load.stallsOver50} | ${load.gcMs} | ${Math.round(r.generatorCpuPercent)} | ${r.loadPreemptions} | ${fixed(r.writesPerUpdate)} | ${r.loadavg} |`);
   }
   printRatios(scenario, results);
   printStalls(results);
+  if (values.timeline) printTimeline(results);
+}
+
+function printTimeline(results: RunResult[]): void {
+  console.log(`\nfan-out p50 / p99 ms per ${TIMELINE_WINDOW_S} s of load (by arrival):`);
+  for (const r of results) {
+    console.log(`- ${r.kind} round ${r.round}: ${r.timeline.map((w) => `${fixed(w.p50, 0)}/${fixed(w.p99, 0)}`).join('  ')}`);
+  }
 }
 
 /** The ratios issue 15's "done" names, per round and over the rounds' means. */

@@ -139,7 +139,7 @@ export class BoardAccess {
    * Nobody beyond `config.max_participants` or the plan's participants per board joins;
    * hosts are always let in. `participantKey` is the joining participant's presence key.
    */
-  checkCapacity(grant: BoardGrant, participantKey: string, connectedKeys: ReadonlySet<string>): void {
+  checkCapacity(grant: BoardGrant, participantKey: string, connectedKeys: { has(key: string): boolean; readonly size: number }): void {
     const { config } = grant.board;
     if (grant.role === 'host' || connectedKeys.has(participantKey)) return;
     if (connectedKeys.size >= config.max_participants) {

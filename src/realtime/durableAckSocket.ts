@@ -1,6 +1,7 @@
 import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
 import { SerialQueue } from '../util/keyedQueue.js';
+import { WriteBatcher } from './writeBatcher.js';
 import { encodeSyncStatusFrame, frameType, MessageType, peekFrame } from './wireFrames.js';
 
 /**
@@ -59,31 +60,16 @@ export class DurableAckSocket {
 
   private sendNow(data: Uint8Array): void {
     if (this.ws.readyState !== this.ws.OPEN) return;
-    this.corkUntilTurnEnds();
+    this.corkUntilFlush();
     this.ws.send(data);
   }
 
-  /**
-   * Gathers every frame this socket is sent during one turn of the event loop into one write.
-   * Fanning out, a socket is sent one frame per update that arrived from anyone, and each frame
-   * was a system call of its own: the largest single cost of a busy board. The frames leave
-   * when the turn's I/O callbacks are done (setImmediate), which is when they would have been
-   * flushed anyway. ws has no public cork, hence its underlying socket.
-   */
-  private corkUntilTurnEnds(): void {
+  /** ws has no public cork, hence its underlying socket. */
+  private corkUntilFlush(): void {
     const stream = (this.ws as unknown as { _socket?: Duplex })._socket;
-    if (!stream || corkedThisTurn.has(stream)) return;
-    stream.cork();
-    // One callback for every socket corked this turn, not one each.
-    if (corkedThisTurn.size === 0) setImmediate(uncorkAll);
-    corkedThisTurn.add(stream);
+    if (stream) sharedBatcher.hold(stream);
   }
 }
 
-/** The sockets corked during this turn of the event loop, uncorked together when it ends. */
-const corkedThisTurn = new Set<Duplex>();
-
-function uncorkAll(): void {
-  for (const stream of corkedThisTurn) stream.uncork();
-  corkedThisTurn.clear();
-}
+/** One batcher for all sockets: a fan-out's frames to every socket leave in one flush. */
+const sharedBatcher = new WriteBatcher();

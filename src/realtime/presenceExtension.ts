@@ -43,7 +43,7 @@ export class PresenceExtension implements Extension {
     const key = participantKey(grant, identity, socket.socketId);
     try {
       // Checked and recorded with no await in between, so two sockets cannot both take the last seat.
-      this.deps.access.checkCapacity(grant, key, this.deps.registry.userIds(grant.board.id));
+      this.deps.access.checkCapacity(grant, key, this.deps.registry.seats(grant.board.id));
     } catch (error) {
       socket.closeSocket(error instanceof AppError ? closeEventFor(error) : CloseEvents.Forbidden);
       return;
@@ -64,7 +64,7 @@ export class PresenceExtension implements Extension {
     if (change.sessionStarted) {
       await this.deps.bus.publish('session.started', { ...scope, session_id: change.sessionStarted.id, started_at: now.toISOString() });
     }
-    const count = this.deps.registry.userIds(board.id).size;
+    const count = this.deps.registry.seats(board.id).size;
     // Sockets show the participant list, visible agents included; events count people.
     const shown = this.deps.registry.participantCount(board.id);
     this.deps.messenger.broadcast(board.id, { type: 'participant:joined', participant: change.presence.view, participant_count: shown }, (other) => other.socketId !== socket.socketId);
@@ -85,7 +85,7 @@ export class PresenceExtension implements Extension {
     if (change.kind !== 'left') return;
     const now = this.deps.clock.now();
     const scope = { board_id: board.id, organization_id: board.organizationId };
-    const count = this.deps.registry.userIds(board.id).size;
+    const count = this.deps.registry.seats(board.id).size;
     const shown = this.deps.registry.participantCount(board.id);
     this.deps.messenger.broadcast(board.id, { type: 'participant:left', user_id: change.presence.view.user_id, participant_count: shown });
     await this.deps.bus.publish('participant.left', {

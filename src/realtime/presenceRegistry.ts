@@ -30,6 +30,14 @@ export interface BoardSession {
   participants: Map<string, Presence>;
 }
 
+/** The participant keys connected to a board: whether one is, and how many. */
+export interface Seats {
+  has(key: string): boolean;
+  readonly size: number;
+}
+
+const NO_SEATS: Seats = new Set<string>();
+
 /** What joining or leaving changed. */
 export type PresenceChange =
   | { kind: 'joined'; presence: Presence; sessionStarted: BoardSession | null }
@@ -48,9 +56,13 @@ export class PresenceRegistry {
   /** By board, then agent id. */
   private readonly agents = new Map<string, Map<string, ShownAgent>>();
 
-  /** Keys of the people connected to a board now (one per participant, see presenceExtension.ts): its seats. */
-  userIds(boardId: string): ReadonlySet<string> {
-    return new Set(this.sessions.get(boardId)?.participants.keys() ?? []);
+  /**
+   * The seats taken on a board now: one per person connected, by participant key (see
+   * presenceExtension.ts). A live view, not a copy: every join reads it, and copying it made a
+   * board's joins cost the square of its participants.
+   */
+  seats(boardId: string): Seats {
+    return this.sessions.get(boardId)?.participants ?? NO_SEATS;
   }
 
   /** Boards with people connected now (sessions end when the last one leaves). */
@@ -65,7 +77,7 @@ export class PresenceRegistry {
 
   /** How many participants a board shows: its people and its visible agents. */
   participantCount(boardId: string): number {
-    return this.userIds(boardId).size + (this.agents.get(boardId)?.size ?? 0);
+    return this.seats(boardId).size + (this.agents.get(boardId)?.size ?? 0);
   }
 
   get(boardId: string, key: string): Presence | undefined {

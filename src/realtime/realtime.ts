@@ -119,7 +119,7 @@ export function createRealtime(deps: RealtimeDependencies): Realtime {
     zones,
     hocuspocus,
     agentSockets,
-    participantsOnline: (boardId) => registry.userIds(boardId).size,
+    participantsOnline: (boardId) => registry.seats(boardId).size,
     boardsOnline: () => registry.boardsWithPeople(),
     listen(server) {
       sockets = attachSocketServer(server, {
