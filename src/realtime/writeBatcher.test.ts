@@ -1,16 +1,18 @@
 import { Duplex } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { FLUSH_WINDOW_MS, WriteBatcher, type BatchClock } from './writeBatcher.js';
+import { BUSY_UTILIZATION, FLUSH_WINDOW_MS, WriteBatcher, type BatchClock } from './writeBatcher.js';
 
 /** A clock whose time and timers move only when the test says so. */
 function manualClock() {
   let time = 1_000;
+  let utilization = 1;
   let turnEnd: Array<() => void> = [];
   const timers: Array<{ at: number; task: () => void }> = [];
   const clock: BatchClock = {
     now: () => time,
     afterTurn: (task) => turnEnd.push(task),
     after: (ms, task) => timers.push({ at: time + ms, task }),
+    utilization: () => utilization,
   };
   return {
     clock,
@@ -27,6 +29,10 @@ function manualClock() {
         timers.splice(timers.indexOf(timer), 1);
         timer.task();
       }
+    },
+    /** How busy the event loop is from now on (1 unless said). */
+    setUtilization(value: number) {
+      utilization = value;
     },
     /** Moves time on within one turn (a long one): no timer can run. */
     spend(ms: number) {
@@ -75,23 +81,55 @@ describe('WriteBatcher', () => {
     expect(b.writes).toEqual([['b1']]);
   });
 
-  it('holds frames written within a window of the last flush until the window ends', () => {
+  it('holds frames to a socket flushed within the window until the window ends', () => {
     const { time, send } = setup();
     const socket = recordingSocket();
     send(socket, 'first');
     time.endTurn();
+    time.advance(FLUSH_WINDOW_MS / 2);
     send(socket, 'second');
     time.endTurn();
-    time.advance(FLUSH_WINDOW_MS / 2);
     send(socket, 'third');
     time.endTurn();
+    // The window ends one window after the socket's last flush, not after the frame that waits.
     time.advance(FLUSH_WINDOW_MS / 2 - 1);
     expect(socket.writes).toEqual([['first']]);
     time.advance(1);
     expect(socket.writes).toEqual([['first'], ['second', 'third']]);
   });
 
-  it('sends at the end of the turn again once a window has passed without a flush', () => {
+  it('sends at the end of the turn to a socket not flushed within the window, while a busy one waits', () => {
+    const { time, send } = setup();
+    const [busy, quiet] = [recordingSocket(), recordingSocket()];
+    send(busy, 'b1');
+    time.endTurn();
+    send(busy, 'b2');
+    send(quiet, 'q1');
+    time.endTurn();
+    expect(quiet.writes).toEqual([['q1']]);
+    expect(busy.writes).toEqual([['b1']]);
+    time.advance(FLUSH_WINDOW_MS);
+    expect(busy.writes).toEqual([['b1'], ['b2']]);
+  });
+
+  it('sends at the end of every turn while the event loop has room, a busy socket too', () => {
+    const { time, send } = setup();
+    time.setUtilization(BUSY_UTILIZATION - 0.01);
+    const socket = recordingSocket();
+    send(socket, 'first');
+    time.endTurn();
+    send(socket, 'second');
+    time.endTurn();
+    expect(socket.writes).toEqual([['first'], ['second']]);
+    time.setUtilization(BUSY_UTILIZATION);
+    send(socket, 'third');
+    time.endTurn();
+    expect(socket.writes).toEqual([['first'], ['second']]);
+    time.advance(FLUSH_WINDOW_MS);
+    expect(socket.writes).toEqual([['first'], ['second'], ['third']]);
+  });
+
+  it('sends at the end of the turn again once a window has passed since the socket was flushed', () => {
     const { time, send } = setup();
     const socket = recordingSocket();
     send(socket, 'first');

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { Duplex } from 'node:stream';
 
 /**
@@ -7,66 +8,100 @@ import type { Duplex } from 'node:stream';
  */
 export const FLUSH_WINDOW_MS = 16;
 
+/**
+ * How busy the event loop must be (the share of time it ran, over the last UTILIZATION_SAMPLE_MS)
+ * for frames to wait for a window. Below it the core has room: queueing costs a client less than
+ * the window's wait (8 ms on average), so a window would only add latency. Near saturation the
+ * writes it saves are what keeps queues from forming.
+ */
+export const BUSY_UTILIZATION = 0.8;
+const UTILIZATION_SAMPLE_MS = 250;
+
 /** The timers a WriteBatcher runs on (real ones in the service; controlled ones in tests). */
 export interface BatchClock {
   now(): number;
   /** Runs `task` once the current turn's I/O callbacks are done. */
   afterTurn(task: () => void): void;
   after(ms: number, task: () => void): void;
+  /** The event loop's recent utilization, 0 to 1. */
+  utilization(): number;
 }
 
-const systemClock: BatchClock = {
-  now: () => performance.now(),
-  afterTurn: (task) => setImmediate(task),
-  after: (ms, task) => setTimeout(task, ms),
-};
+function systemClock(): BatchClock {
+  let sample = performance.eventLoopUtilization();
+  let sampledAt = performance.now();
+  let utilization = 0;
+  return {
+    now: () => performance.now(),
+    afterTurn: (task) => setImmediate(task),
+    after: (ms, task) => setTimeout(task, ms),
+    utilization() {
+      const now = performance.now();
+      if (now - sampledAt >= UTILIZATION_SAMPLE_MS) {
+        const next = performance.eventLoopUtilization();
+        utilization = performance.eventLoopUtilization(next, sample).utilization;
+        [sample, sampledAt] = [next, now];
+      }
+      return utilization;
+    },
+  };
+}
+
+/** Sockets corked until one flush, and when the first of them was. */
+class Batch {
+  readonly streams = new Set<Duplex>();
+  startedAt = 0;
+  scheduled = false;
+
+  flush(flushedAt: WeakMap<Duplex, number>, now: number): void {
+    for (const stream of this.streams) {
+      flushedAt.set(stream, now);
+      stream.uncork();
+    }
+    this.streams.clear();
+  }
+}
 
 /**
- * Gathers the frames written to many sockets into one write per socket. Fanning out, a socket
- * is sent one frame per update from anyone, and each frame was a system call of its own: the
- * largest single cost of a busy board. A socket written to is corked until the next flush:
- * - at the end of the current turn, when nothing was flushed for a window (an idle server
- *   sends at once);
- * - otherwise one window after the last flush (a busy server sends each socket what a window
- *   gathered, in one system call);
- * - and within a turn, at the next write, once the oldest held frame has waited a window: a
- *   burst of messages read in one turn must not hold every frame until the whole turn is done.
+ * Gathers the frames written to a socket into one write. Fanning out, a socket is sent one
+ * frame per update from anyone, and each frame was a system call of its own: the largest
+ * single cost of a busy board. A socket written to is corked until:
+ * - the end of the current turn, when it was not flushed within a window (a quiet socket, a
+ *   new one) or the event loop has room (BUSY_UTILIZATION): sent at once;
+ * - otherwise, on a busy loop, one window after its last flush: a busy socket gets what a
+ *   window gathered, in one call;
+ * - and within a long turn, the next write to any socket once the oldest held frame has waited
+ *   a window: a burst of messages read in one turn must not hold every frame until it is done.
  */
 export class WriteBatcher {
-  private readonly corked = new Set<Duplex>();
-  private batchStartedAt = 0;
-  private lastFlushAt = Number.NEGATIVE_INFINITY;
-  private flushPending = false;
+  private readonly thisTurn = new Batch();
+  private readonly thisWindow = new Batch();
+  private readonly flushedAt = new WeakMap<Duplex, number>();
 
-  constructor(private readonly clock: BatchClock = systemClock) {}
+  constructor(private readonly clock: BatchClock = systemClock()) {}
 
-  /** Corks `stream` until the next flush (the caller writes to it right after). */
+  /** Corks `stream` until its flush (the caller writes to it right after). */
   hold(stream: Duplex): void {
-    if (this.corked.size > 0 && this.clock.now() - this.batchStartedAt >= FLUSH_WINDOW_MS) this.flush();
-    if (this.corked.has(stream)) return;
+    const now = this.clock.now();
+    for (const batch of [this.thisTurn, this.thisWindow]) {
+      if (batch.streams.size > 0 && now - batch.startedAt >= FLUSH_WINDOW_MS) batch.flush(this.flushedAt, now);
+    }
+    if (this.thisTurn.streams.has(stream) || this.thisWindow.streams.has(stream)) return;
     stream.cork();
-    if (this.corked.size === 0) this.startBatch();
-    this.corked.add(stream);
-  }
-
-  /** Sends everything held now. */
-  flush(): void {
-    this.lastFlushAt = this.clock.now();
-    for (const stream of this.corked) stream.uncork();
-    this.corked.clear();
-  }
-
-  /** One scheduled flush for every socket held until then, not one each. */
-  private startBatch(): void {
-    this.batchStartedAt = this.clock.now();
-    if (this.flushPending) return;
-    this.flushPending = true;
+    const last = this.flushedAt.get(stream);
+    // A socket flushed within the window, on a busy loop, waits for the window's end: one window after that flush.
+    const windowEndsIn = last === undefined || this.clock.utilization() < BUSY_UTILIZATION ? 0 : last + FLUSH_WINDOW_MS - now;
+    const busy = windowEndsIn > 0;
+    const batch = busy ? this.thisWindow : this.thisTurn;
+    if (batch.streams.size === 0) batch.startedAt = now;
+    batch.streams.add(stream);
+    if (batch.scheduled) return;
+    batch.scheduled = true;
     const flush = () => {
-      this.flushPending = false;
-      this.flush();
+      batch.scheduled = false;
+      batch.flush(this.flushedAt, this.clock.now());
     };
-    const wait = this.lastFlushAt + FLUSH_WINDOW_MS - this.batchStartedAt;
-    if (wait <= 0) this.clock.afterTurn(flush);
-    else this.clock.after(wait, flush);
+    if (busy) this.clock.after(windowEndsIn, flush);
+    else this.clock.afterTurn(flush);
   }
 }
