@@ -71,12 +71,9 @@ export class UsageGauges {
         (SELECT amount FROM quota_usage WHERE organization_id = ${organizationId} AND quota_type = 'cdn_bandwidth_monthly' AND period_start = ${month}) AS cdn_bandwidth_monthly
       FROM (
         SELECT CAST(SUM(per_board.bytes) AS BIGINT) AS total, CAST(MAX(per_board.bytes) AS BIGINT) AS largest FROM (
-          SELECT SUM(d.bytes) AS bytes FROM (
-            SELECT SUBSTR(name, 1, 36) AS board_id, LENGTH(state) AS bytes FROM document_snapshots
-            UNION ALL SELECT SUBSTR(name, 1, 36) AS board_id, LENGTH("update") AS bytes FROM document_updates
-          ) d JOIN boards b ON b.id = d.board_id
-          WHERE b.organization_id = ${organizationId}
-          GROUP BY b.id
+          SELECT (SELECT COALESCE(SUM(LENGTH(s.state)), 0) FROM document_snapshots s WHERE s.board_id = b.id)
+            + (SELECT COALESCE(SUM(LENGTH(u."update")), 0) FROM document_updates u WHERE u.board_id = b.id) AS bytes
+          FROM boards b WHERE b.organization_id = ${organizationId}
         ) per_board
       ) storage`;
     const value = (column: string) => Number(row?.[column] ?? 0);
@@ -139,19 +136,16 @@ export class UsageGauges {
   }
 
   /**
-   * Bytes stored per board of the organization (its document and its zone documents). A
-   * document's board is the first 36 characters of its name (`<board>` or `<board>/zones/<frame>`),
-   * so documents join boards on equality: one pass over the documents, where matching names by
-   * prefix (`LIKE b.id || '/%'`) compared every board with every document.
+   * Bytes stored per board of the organization (its document and its zone documents), read
+   * through the documents' `board_id` index: only the organization's own rows. Matching every
+   * stored document to its board (by its name) read all the documents of every organization.
+   * `measureAll` holds the same SQL.
    */
   private async storageByBoard(organizationId: string): Promise<number[]> {
     const rows = await this.db.$queryRaw<Array<{ bytes: bigint | number | null }>>`
-      SELECT SUM(d.bytes) AS bytes FROM (
-        SELECT SUBSTR(name, 1, 36) AS board_id, LENGTH(state) AS bytes FROM document_snapshots
-        UNION ALL SELECT SUBSTR(name, 1, 36) AS board_id, LENGTH("update") AS bytes FROM document_updates
-      ) d JOIN boards b ON b.id = d.board_id
-      WHERE b.organization_id = ${organizationId}
-      GROUP BY b.id`;
+      SELECT (SELECT COALESCE(SUM(LENGTH(s.state)), 0) FROM document_snapshots s WHERE s.board_id = b.id)
+        + (SELECT COALESCE(SUM(LENGTH(u."update")), 0) FROM document_updates u WHERE u.board_id = b.id) AS bytes
+      FROM boards b WHERE b.organization_id = ${organizationId}`;
     return rows.map((row) => Number(row.bytes ?? 0));
   }
 }

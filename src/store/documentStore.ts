@@ -1,6 +1,6 @@
 import * as Y from 'yjs';
 import type { Database } from './database.js';
-import type { AppendResult, DocumentAppend, StoredParts } from './updateLog.js';
+import { boardIdOfDocumentName, type AppendResult, type DocumentAppend, type StoredParts } from './updateLog.js';
 
 /**
  * Durable Yjs state: an append-only update log plus compacted snapshots.
@@ -37,7 +37,7 @@ export class DocumentStore {
     await this.database.prisma.$transaction([
       this.database.prisma.documentSnapshot.upsert({
         where: { name },
-        create: { name, state: Buffer.from(state), uptoSeq, updatedAt },
+        create: { name, boardId: boardIdOfDocumentName(name), state: Buffer.from(state), uptoSeq, updatedAt },
         update: { state: Buffer.from(state), uptoSeq, updatedAt },
       }),
       this.database.prisma.documentUpdate.deleteMany({ where: { name, seq: { lte: uptoSeq } } }),
@@ -51,7 +51,7 @@ export class DocumentStore {
    * whether the repaired state was stored.
    */
   async saveRepairedSnapshot(name: string, state: Uint8Array, uptoSeq: number): Promise<boolean> {
-    const fields = { state: Buffer.from(state), uptoSeq, updatedAt: new Date() };
+    const fields = { boardId: boardIdOfDocumentName(name), state: Buffer.from(state), uptoSeq, updatedAt: new Date() };
     try {
       return await this.database.prisma.$transaction(async (tx) => {
         const replaced = await tx.documentSnapshot.updateMany({ where: { name, uptoSeq: { lte: uptoSeq } }, data: fields });

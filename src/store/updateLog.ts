@@ -50,6 +50,15 @@ export interface StoredParts {
   lastSeq: number;
 }
 
+/**
+ * The board a stored document belongs to: every document name starts with its board's id
+ * (`<board>` or `<board>/zones/<frame>`, frames/frame.ts). Stored with each row, so storage is
+ * counted per board through an index (quotas/usageGauges.ts).
+ */
+export function boardIdOfDocumentName(name: string): string {
+  return name.slice(0, 36);
+}
+
 /** Opens the update log of the database at `url` (a `file:` path or a PostgreSQL URL). */
 export function openUpdateLog(url: string, sqliteFile?: string, synchronous: 'NORMAL' | 'FULL' = 'NORMAL'): UpdateLog {
   return sqliteFile ? new SqliteUpdateLog(sqliteFile, synchronous) : new PostgresUpdateLog(url);
@@ -95,8 +104,8 @@ class SqliteUpdateLog implements UpdateLog {
   }
 
   private prepare(): (batch: DocumentAppend[]) => Map<string, AppendResult> {
-    const insert = this.db.prepare<[string, Buffer, string], { seq: number }>(
-      'INSERT INTO "document_updates" ("name", "update", "created_at") VALUES (?, ?, ?) RETURNING "seq"',
+    const insert = this.db.prepare<[string, string, Buffer, string], { seq: number }>(
+      'INSERT INTO "document_updates" ("name", "board_id", "update", "created_at") VALUES (?, ?, ?, ?) RETURNING "seq"',
     );
     const bump = this.db.prepare<[number, number | null, string], { state_version: number }>(
       'UPDATE "boards" SET "state_version" = "state_version" + ?, "objects_count" = COALESCE(?, "objects_count") WHERE "id" = ? RETURNING "state_version"',
@@ -107,7 +116,8 @@ class SqliteUpdateLog implements UpdateLog {
       const results = new Map<string, AppendResult>();
       for (const entry of batch) {
         let lastSeq = 0;
-        for (const update of entry.updates) lastSeq = insert.get(entry.name, Buffer.from(update), createdAt)!.seq;
+        const boardId = boardIdOfDocumentName(entry.name);
+        for (const update of entry.updates) lastSeq = insert.get(entry.name, boardId, Buffer.from(update), createdAt)!.seq;
         const result: AppendResult = { lastSeq };
         if (entry.board) {
           const row = bump.get(entry.updates.length, entry.board.objectsCount, entry.board.id);
@@ -134,10 +144,13 @@ class PostgresUpdateLog implements UpdateLog {
 
   async append(batch: DocumentAppend[]): Promise<Map<string, AppendResult>> {
     const names: string[] = [];
+    const boardIds: string[] = [];
     const updates: Buffer[] = [];
     for (const entry of batch) {
+      const boardId = boardIdOfDocumentName(entry.name);
       for (const update of entry.updates) {
         names.push(entry.name);
+        boardIds.push(boardId);
         updates.push(Buffer.from(update));
       }
     }
@@ -146,10 +159,10 @@ class PostgresUpdateLog implements UpdateLog {
     try {
       await client.query('BEGIN');
       const inserted = await client.query<{ seq: number; name: string }>(
-        `INSERT INTO "document_updates" ("name", "update", "created_at")
-         SELECT v.name, v.update, now() AT TIME ZONE 'utc' FROM unnest($1::text[], $2::bytea[]) AS v(name, update)
+        `INSERT INTO "document_updates" ("name", "board_id", "update", "created_at")
+         SELECT v.name, v.board_id, v.update, now() AT TIME ZONE 'utc' FROM unnest($1::text[], $2::text[], $3::bytea[]) AS v(name, board_id, update)
          RETURNING "seq", "name"`,
-        [names, updates],
+        [names, boardIds, updates],
       );
       const bumped = boards.length
         ? await client.query<{ id: string; state_version: number }>(
