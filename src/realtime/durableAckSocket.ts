@@ -10,10 +10,11 @@ import { encodeSyncStatusFrame, frameType, MessageType, peekFrame } from './wire
  * never told "saved" for an edit a `kill -9` could still lose. Acknowledgements leave in
  * the order of the updates they answer.
  *
- * Everything else (other people's updates, awareness, events) leaves at once: it used to
- * wait behind this client's held acknowledgement, which put a commit's latency into every
- * fan-out to a client that was itself writing. Yjs updates commute, and no other message
- * says anything about this client's own unacknowledged edits, so nothing depends on that order.
+ * Everything else (other people's updates, awareness, events) does not wait for them (when a
+ * write leaves is WriteBatcher's rule). It used to wait behind this client's held
+ * acknowledgement, which put a commit's latency into every fan-out to a client that was itself
+ * writing. Yjs updates commute, and no other message says anything about this client's own
+ * unacknowledged edits, so nothing depends on that order.
  */
 export class DurableAckSocket {
   /** Held acknowledgements, in order. */
