@@ -175,8 +175,10 @@ function aspectRatio(value: Manifest['dimensions']['aspectRatio']): number | nul
   return width / height;
 }
 
+/** Reads the type alone: the socket write check asks this of every object an update touches. */
 function isComponentObject(object: unknown): boolean {
-  return fieldsOf(object).type === EXTERNAL_COMPONENT;
+  if (object instanceof Y.Map) return object.get('type') === EXTERNAL_COMPONENT;
+  return typeof object === 'object' && object !== null && (object as { type?: unknown }).type === EXTERNAL_COMPONENT;
 }
 
 /** An object's fields, whether it is a plain value or a Y.Map (its nested values read as plain JSON). */
