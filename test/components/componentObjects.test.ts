@@ -190,6 +190,21 @@ describe('over sockets', () => {
     expect((await server.api('GET', `/boards/${board.board_uuid}/objects/${created.body.id}`)).body.data.props.stars).toBe(8);
   });
 
+  it('undoes a resize of a component that is not resizable, made with the size alone', async () => {
+    // The update names neither the type nor the component: the check must come from the object it touches.
+    const fixed = await publishRating({ dimensions: { width: 400, height: 300, minWidth: 200, minHeight: 150, resizable: false } });
+    const board = await newBoard();
+    const created = await server.api('POST', `/boards/${board.board_uuid}/objects`, componentObject(fixed.url, { width: 400, height: 300 }));
+    expect(created.status).toBe(201);
+    const host = await connect(board.access_links.host, board, 'teacher');
+    const objectOf = (client: BoardClient) => client.doc.getMap('objects').get(created.body.id) as Y.Map<any>;
+    objectOf(host).set('width', 401);
+    await eventually(() => invalidObject(host));
+    expect(invalidObject(host)).toMatchObject({ object_ids: [created.body.id], details: [{ object_id: created.body.id, field: 'width' }] });
+    await eventually(() => objectOf(host).get('width') === 400);
+    expect((await server.api('GET', `/boards/${board.board_uuid}/objects/${created.body.id}`)).body.width).toBe(400);
+  });
+
   it('closes a socket that writes into component storage, which only the server writes, applying nothing', async () => {
     const board = await newBoard();
     const writer = await connect(board.access_links.host, board, 'teacher');
