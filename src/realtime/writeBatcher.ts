@@ -53,6 +53,11 @@ class Batch {
   startedAt = 0;
   scheduled = false;
 
+  /** Sends what waited a window already: within a long turn, its timer cannot run. */
+  flushIfOverdue(flushedAt: WeakMap<Duplex, number>, now: number): void {
+    if (this.streams.size > 0 && now - this.startedAt >= FLUSH_WINDOW_MS) this.flush(flushedAt, now);
+  }
+
   flush(flushedAt: WeakMap<Duplex, number>, now: number): void {
     for (const stream of this.streams) {
       flushedAt.set(stream, now);
@@ -83,9 +88,9 @@ export class WriteBatcher {
   /** Corks `stream` until its flush (the caller writes to it right after). */
   hold(stream: Duplex): void {
     const now = this.clock.now();
-    for (const batch of [this.thisTurn, this.thisWindow]) {
-      if (batch.streams.size > 0 && now - batch.startedAt >= FLUSH_WINDOW_MS) batch.flush(this.flushedAt, now);
-    }
+    // Every frame sent passes here: two calls, not a loop over a fresh array.
+    this.thisTurn.flushIfOverdue(this.flushedAt, now);
+    this.thisWindow.flushIfOverdue(this.flushedAt, now);
     if (this.thisTurn.streams.has(stream) || this.thisWindow.streams.has(stream)) return;
     stream.cork();
     const last = this.flushedAt.get(stream);
