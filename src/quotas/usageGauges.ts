@@ -70,11 +70,7 @@ export class UsageGauges {
         (SELECT amount FROM quota_usage WHERE organization_id = ${organizationId} AND quota_type = 'ai_requests_monthly' AND period_start = ${month}) AS ai_requests_monthly,
         (SELECT amount FROM quota_usage WHERE organization_id = ${organizationId} AND quota_type = 'cdn_bandwidth_monthly' AND period_start = ${month}) AS cdn_bandwidth_monthly
       FROM (
-        SELECT CAST(SUM(per_board.bytes) AS BIGINT) AS total, CAST(MAX(per_board.bytes) AS BIGINT) AS largest FROM (
-          SELECT (SELECT COALESCE(SUM(LENGTH(s.state)), 0) FROM document_snapshots s WHERE s.board_id = b.id)
-            + (SELECT COALESCE(SUM(LENGTH(u."update")), 0) FROM document_updates u WHERE u.board_id = b.id) AS bytes
-          FROM boards b WHERE b.organization_id = ${organizationId}
-        ) per_board
+        SELECT CAST(SUM(bytes) AS BIGINT) AS total, CAST(MAX(bytes) AS BIGINT) AS largest FROM board_storage WHERE organization_id = ${organizationId}
       ) storage`;
     const value = (column: string) => Number(row?.[column] ?? 0);
     const measured = new Map<QuotaType, number>();
@@ -136,16 +132,13 @@ export class UsageGauges {
   }
 
   /**
-   * Bytes stored per board of the organization (its document and its zone documents), read
-   * through the documents' `board_id` index: only the organization's own rows. Matching every
-   * stored document to its board (by its name) read all the documents of every organization.
-   * `measureAll` holds the same SQL.
+   * Bytes stored per board of the organization (its document and its zone documents), from
+   * `board_storage`, which triggers keep equal to the bytes of the boards' document rows
+   * (migration 0011): one index entry per board. Summing the rows themselves took two index
+   * seeks per board, 5 ms for an organization of 6,000 boards.
    */
   private async storageByBoard(organizationId: string): Promise<number[]> {
-    const rows = await this.db.$queryRaw<Array<{ bytes: bigint | number | null }>>`
-      SELECT (SELECT COALESCE(SUM(LENGTH(s.state)), 0) FROM document_snapshots s WHERE s.board_id = b.id)
-        + (SELECT COALESCE(SUM(LENGTH(u."update")), 0) FROM document_updates u WHERE u.board_id = b.id) AS bytes
-      FROM boards b WHERE b.organization_id = ${organizationId}`;
-    return rows.map((row) => Number(row.bytes ?? 0));
+    const rows = await this.db.boardStorage.findMany({ where: { organizationId }, select: { bytes: true } });
+    return rows.map((row) => Number(row.bytes));
   }
 }

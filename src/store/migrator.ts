@@ -6,7 +6,10 @@ const MIGRATIONS_ROOT = fileURLToPath(new URL('../../prisma/migrations/', import
 /** Any constant works; it only has to be the same for every instance of the service. */
 const POSTGRES_MIGRATION_LOCK = 7_202_611;
 
-/** Splits a Prisma-generated migration into statements (it never puts `;` inside a literal). */
+/**
+ * Splits a migration into statements at each `;` that ends a line: Prisma never puts one inside a
+ * literal, and the hand-written triggers of 0011_board_storage keep their inner `;` inside lines.
+ */
 function statements(sql: string): string[] {
   return sql
     .split(/;\s*(?:\n|$)/)

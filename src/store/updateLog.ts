@@ -52,8 +52,8 @@ export interface StoredParts {
 
 /**
  * The board a stored document belongs to: every document name starts with its board's id
- * (`<board>` or `<board>/zones/<frame>`, frames/frame.ts). Stored with each row, so storage is
- * counted per board through an index (quotas/usageGauges.ts).
+ * (`<board>` or `<board>/zones/<frame>`, frames/frame.ts). Stored with each row, so the
+ * database's triggers count each row's bytes to its board (`board_storage`, quotas/usageGauges.ts).
  */
 export function boardIdOfDocumentName(name: string): string {
   return name.slice(0, 36);

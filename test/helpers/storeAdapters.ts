@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/store/database.js';
 import { migrate } from '../../src/store/migrator.js';
@@ -68,4 +69,17 @@ export function forEachStoreAdapter(port: string, register: (database: () => Con
       });
     });
   }
+}
+
+/** A board row, in a new organization unless one is named: what an append's counters and the storage triggers move. */
+export async function insertBoard(database: Database, organizationId?: string, id: string = randomUUID()): Promise<string> {
+  const now = new Date();
+  const organization = organizationId ?? (await database.prisma.organization.create({ data: { id: randomUUID(), name: 'Contract', plan: 'professional', createdAt: now } })).id;
+  const board = await database.prisma.board.create({
+    data: {
+      id, organizationId: organization, title: 'Contract board', status: 'active', config: '{}', tokenNonce: randomUUID(),
+      createdAt: now, updatedAt: now, expiresAt: new Date(now.getTime() + 86_400_000),
+    },
+  });
+  return board.id;
 }

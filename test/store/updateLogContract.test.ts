@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
 import type { Database } from '../../src/store/database.js';
 import { DocumentStore } from '../../src/store/documentStore.js';
-import { forEachStoreAdapter, type ContractDatabase } from '../helpers/storeAdapters.js';
+import { forEachStoreAdapter, insertBoard, type ContractDatabase } from '../helpers/storeAdapters.js';
 
 /**
  * The update-log port (src/store/updateLog.ts) and the document store reading what it wrote:
@@ -28,19 +28,6 @@ const objectsOf = (state: Uint8Array | null): Record<string, unknown> => {
   if (state) Y.applyUpdate(doc, state);
   return doc.getMap('objects').toJSON();
 };
-
-/** A board row (and its organization) whose counters an append may move. */
-async function insertBoard(database: Database): Promise<string> {
-  const now = new Date();
-  const organization = await database.prisma.organization.create({ data: { id: randomUUID(), name: 'Contract', plan: 'professional', createdAt: now } });
-  const board = await database.prisma.board.create({
-    data: {
-      id: randomUUID(), organizationId: organization.id, title: 'Contract board', status: 'active', config: '{}', tokenNonce: randomUUID(),
-      createdAt: now, updatedAt: now, expiresAt: new Date(now.getTime() + 86_400_000),
-    },
-  });
-  return board.id;
-}
 
 const boardCounters = async (database: Database, id: string) =>
   database.prisma.board.findUniqueOrThrow({ where: { id }, select: { stateVersion: true, objectsCount: true } });
