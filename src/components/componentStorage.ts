@@ -5,7 +5,7 @@ import type { PlacedObject } from '../boards/objectService.js';
 import type { DocumentAuthor, LiveDocuments, ZonePlacement } from '../boards/ports.js';
 import type { Clock } from '../clock.js';
 import { AppError, errors, type FieldError } from '../errors.js';
-import { zoneDocumentName } from '../frames/frame.js';
+import { zoneDocumentName } from '../store/documentNames.js';
 import type { Db } from '../store/database.js';
 import { FREE_JSON_LIMITS, findJsonViolation, type JsonLimits } from '../util/jsonBounds.js';
 import type { ResolvedComponent } from './componentManifests.js';

@@ -1,7 +1,8 @@
 import type { Placement, ZonePlacement } from '../boards/ports.js';
 import type { Db } from '../store/database.js';
 import { LoadedCache } from '../util/loadedCache.js';
-import { frameFromRow, frameIdOfDocument, zoneDocumentName, type Frame } from './frame.js';
+import { frameIdOfDocument, zoneDocumentName } from '../store/documentNames.js';
+import { frameFromRow, type Frame } from './frame.js';
 import { isForbiddenWrite, placementOf as writeTargetOf, type ObjectWrite, type Point } from './writeRules.js';
 import { zoneAccess, type Viewer, type ZoneAccess } from './zonePermissions.js';
 

@@ -1,6 +1,6 @@
 import type { Extension, onAuthenticatePayload } from '@hocuspocus/server';
 import { owningUserId, type BoardAccess, type BoardGrant } from '../boards/boardAccess.js';
-import { parseDocumentName, type DocumentName } from '../frames/frame.js';
+import { parseDocumentName, type DocumentName } from '../store/documentNames.js';
 import type { FrameDirectory } from '../frames/frameDirectory.js';
 import { AppError, errors } from '../errors.js';
 import { CloseEvents, closeEventFor } from './closeEvents.js';

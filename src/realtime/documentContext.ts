@@ -1,6 +1,6 @@
 import { isTransactionOrigin } from '@hocuspocus/server';
 import type { DocumentAuthor } from '../boards/ports.js';
-import { parseDocumentName } from '../frames/frame.js';
+import { parseDocumentName } from '../store/documentNames.js';
 
 /**
  * Who is acting on a document: attached to every connection (socket or direct) so hooks

@@ -5,7 +5,7 @@ import type { ChangeCause } from '../boards/ports.js';
 import type { EventBus } from '../events/bus.js';
 import type { EventName } from '../events/types.js';
 import type { Logger } from '../logger.js';
-import { frameIdOfDocument } from '../frames/frame.js';
+import { frameIdOfDocument } from '../store/documentNames.js';
 import { boardIdOfDocument, contextOfOrigin } from './documentContext.js';
 import { KeyedQueue } from '../util/keyedQueue.js';
 import { committedVersionOf } from './persistenceExtension.js';

@@ -2,7 +2,7 @@ import type { Extension, beforeSyncPayload } from '@hocuspocus/server';
 import * as Y from 'yjs';
 import { objectsOf, readObject, type BoardObject } from '../boards/boardObjects.js';
 import type { FieldError } from '../errors.js';
-import { frameIdOfDocument } from '../frames/frame.js';
+import { frameIdOfDocument } from '../store/documentNames.js';
 import type { FrameDirectory } from '../frames/frameDirectory.js';
 import { isForbiddenWrite, type Point, type WriteTarget } from '../frames/writeRules.js';
 import type { Viewer } from '../frames/zonePermissions.js';

@@ -1,6 +1,7 @@
 import * as Y from 'yjs';
 import type { Database } from './database.js';
-import { boardIdOfDocumentName, type AppendResult, type DocumentAppend, type StoredParts } from './updateLog.js';
+import { boardIdOfDocumentName } from './documentNames.js';
+import type { AppendResult, DocumentAppend, StoredParts } from './updateLog.js';
 
 /**
  * Durable Yjs state: an append-only update log plus compacted snapshots.

@@ -50,3 +50,8 @@ export async function whenUnlocked<T>(work: () => T): Promise<T> {
 function isLocked(error: unknown): boolean {
   return typeof (error as { code?: unknown })?.code === 'string' && (error as { code: string }).code.startsWith('SQLITE_BUSY');
 }
+
+/** The text form Prisma writes for DateTime on SQLite (ISO, UTC, `+00:00`); it sorts as text. */
+export function sqliteTime(date: Date): string {
+  return date.toISOString().replace('Z', '+00:00');
+}

@@ -1,7 +1,8 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type pg from 'pg';
+import { boardIdOfDocumentName } from './documentNames.js';
 import { pgDriver } from './drivers.js';
-import { openSqliteConnection, whenUnlocked } from './sqliteConnection.js';
+import { openSqliteConnection, sqliteTime, whenUnlocked } from './sqliteConnection.js';
 
 /** Updates of one document to append in one group commit. */
 export interface DocumentAppend {
@@ -50,15 +51,6 @@ export interface StoredParts {
   lastSeq: number;
 }
 
-/**
- * The board a stored document belongs to: every document name starts with its board's id
- * (`<board>` or `<board>/zones/<frame>`, frames/frame.ts). Stored with each row, so the
- * database's triggers count each row's bytes to its board (`board_storage`, quotas/usageGauges.ts).
- */
-export function boardIdOfDocumentName(name: string): string {
-  return name.slice(0, 36);
-}
-
 /** Opens the update log of the database at `url` (a `file:` path or a PostgreSQL URL). */
 export function openUpdateLog(url: string, sqliteFile?: string, synchronous: 'NORMAL' | 'FULL' = 'NORMAL'): UpdateLog {
   return sqliteFile ? new SqliteUpdateLog(sqliteFile, synchronous) : new PostgresUpdateLog(url);
@@ -104,15 +96,14 @@ class SqliteUpdateLog implements UpdateLog {
   }
 
   private prepare(): (batch: DocumentAppend[]) => Map<string, AppendResult> {
-    const insert = this.db.prepare<[string, string, Buffer, string], { seq: number }>(
+    const insert = this.db.prepare<[string, string | null, Buffer, string], { seq: number }>(
       'INSERT INTO "document_updates" ("name", "board_id", "update", "created_at") VALUES (?, ?, ?, ?) RETURNING "seq"',
     );
     const bump = this.db.prepare<[number, number | null, string], { state_version: number }>(
       'UPDATE "boards" SET "state_version" = "state_version" + ?, "objects_count" = COALESCE(?, "objects_count") WHERE "id" = ? RETURNING "state_version"',
     );
     const transaction = this.db.transaction((batch: DocumentAppend[]) => {
-      // The text form Prisma writes for DateTime on SQLite.
-      const createdAt = new Date().toISOString().replace('Z', '+00:00');
+      const createdAt = sqliteTime(new Date());
       const results = new Map<string, AppendResult>();
       for (const entry of batch) {
         let lastSeq = 0;
@@ -144,7 +135,7 @@ class PostgresUpdateLog implements UpdateLog {
 
   async append(batch: DocumentAppend[]): Promise<Map<string, AppendResult>> {
     const names: string[] = [];
-    const boardIds: string[] = [];
+    const boardIds: Array<string | null> = [];
     const updates: Buffer[] = [];
     for (const entry of batch) {
       const boardId = boardIdOfDocumentName(entry.name);
