@@ -101,8 +101,8 @@ export async function startApp(options: AppOptions): Promise<App> {
     db,
     serializer: new OrganizationQueue(database.flavour === 'postgres' ? new RowLock(db) : new PlanRead(db, (id) => organizations.planOf(id))),
     clock,
-    usage: new UsageStore(db),
-    gauges: new UsageGauges(db, { count: (boardId: string) => online.count(boardId), boards: () => online.boards() }),
+    usage: new UsageStore(db, database.statements),
+    gauges: new UsageGauges(db, database.statements, { count: (boardId: string) => online.count(boardId), boards: () => online.boards() }),
     upgradeUrl: () => config.upgradeUrl ?? `${appUrl}/upgrade`,
   });
   const socketMessages = new SocketMessageMeter(quotas, logger);

@@ -1,6 +1,26 @@
 import type { Db } from '../store/database.js';
+import type { DirectStatements } from '../store/directStatements.js';
 import { periodKey } from './periods.js';
-import { QUOTA_TYPES, type GaugeQuota, type QuotaType } from './quotaTypes.js';
+import { periodOf, QUOTA_TYPES, type GaugeQuota, type PeriodicQuota, type QuotaType } from './quotaTypes.js';
+
+/** The counters of the current periods that `GET /quota` reports, one column each. */
+const PERIOD_COUNTERS: PeriodicQuota[] = [
+  'api_calls_daily', 'webhooks_daily', 'websocket_messages_daily', 'file_uploads_daily', 'exports_monthly', 'ai_requests_monthly', 'cdn_bandwidth_monthly',
+];
+
+/** `measureAll`'s statement: one column per quota, named after its type (see its comment). */
+const REPORT_SQL = `SELECT
+  (SELECT COUNT(*) FROM boards WHERE organization_id = ? AND status = 'active')
+    - (SELECT COUNT(*) FROM boards WHERE status = 'active' AND expires_at <= ? AND organization_id = ?) AS boards,
+  (SELECT COUNT(*) FROM object_types WHERE organization_id = ?) AS object_types,
+  (SELECT CAST(SUM(v.total_bytes) AS BIGINT) FROM component_versions v JOIN components c ON c.id = v.component_id
+    WHERE c.organization_id = ? AND v.deleted_at IS NULL) AS storage_component,
+  storage.total AS board_bytes,
+  storage.largest AS storage_board,
+  ${PERIOD_COUNTERS.map((type) => `(SELECT amount FROM quota_usage WHERE organization_id = ? AND quota_type = '${type}' AND period_start = ?) AS ${type}`).join(',\n  ')}
+FROM (
+  SELECT CAST(SUM(bytes) AS BIGINT) AS total, CAST(MAX(bytes) AS BIGINT) AS largest FROM board_storage WHERE organization_id = ?
+) storage`;
 
 /** Who is connected right now (the realtime presence registry). */
 export interface OnlineParticipants {
@@ -18,6 +38,7 @@ export interface OnlineParticipants {
 export class UsageGauges {
   constructor(
     private readonly db: Db,
+    private readonly statements: DirectStatements,
     private readonly onlineParticipants: OnlineParticipants,
   ) {}
 
@@ -51,27 +72,10 @@ export class UsageGauges {
    * `expires_at` is never null.
    */
   async measureAll(organizationId: string, now: Date): Promise<Map<QuotaType, number>> {
-    const day = periodKey('daily', now);
-    const month = periodKey('monthly', now);
-    const [row] = await this.db.$queryRaw<Array<Record<string, bigint | number | null>>>`
-      SELECT
-        (SELECT COUNT(*) FROM boards WHERE organization_id = ${organizationId} AND status = 'active')
-          - (SELECT COUNT(*) FROM boards WHERE status = 'active' AND expires_at <= ${now} AND organization_id = ${organizationId}) AS boards,
-        (SELECT COUNT(*) FROM object_types WHERE organization_id = ${organizationId}) AS object_types,
-        (SELECT CAST(SUM(v.total_bytes) AS BIGINT) FROM component_versions v JOIN components c ON c.id = v.component_id
-          WHERE c.organization_id = ${organizationId} AND v.deleted_at IS NULL) AS storage_component,
-        storage.total AS board_bytes,
-        storage.largest AS storage_board,
-        (SELECT amount FROM quota_usage WHERE organization_id = ${organizationId} AND quota_type = 'api_calls_daily' AND period_start = ${day}) AS api_calls_daily,
-        (SELECT amount FROM quota_usage WHERE organization_id = ${organizationId} AND quota_type = 'webhooks_daily' AND period_start = ${day}) AS webhooks_daily,
-        (SELECT amount FROM quota_usage WHERE organization_id = ${organizationId} AND quota_type = 'websocket_messages_daily' AND period_start = ${day}) AS websocket_messages_daily,
-        (SELECT amount FROM quota_usage WHERE organization_id = ${organizationId} AND quota_type = 'file_uploads_daily' AND period_start = ${day}) AS file_uploads_daily,
-        (SELECT amount FROM quota_usage WHERE organization_id = ${organizationId} AND quota_type = 'exports_monthly' AND period_start = ${month}) AS exports_monthly,
-        (SELECT amount FROM quota_usage WHERE organization_id = ${organizationId} AND quota_type = 'ai_requests_monthly' AND period_start = ${month}) AS ai_requests_monthly,
-        (SELECT amount FROM quota_usage WHERE organization_id = ${organizationId} AND quota_type = 'cdn_bandwidth_monthly' AND period_start = ${month}) AS cdn_bandwidth_monthly
-      FROM (
-        SELECT CAST(SUM(bytes) AS BIGINT) AS total, CAST(MAX(bytes) AS BIGINT) AS largest FROM board_storage WHERE organization_id = ${organizationId}
-      ) storage`;
+    const periodCounters = PERIOD_COUNTERS.flatMap((type) => [organizationId, periodKey(periodOf(type) as 'daily' | 'monthly', now)]);
+    const [row] = await this.statements.all<Record<string, bigint | number | string | null>>(REPORT_SQL, [
+      organizationId, now, organizationId, organizationId, organizationId, ...periodCounters, organizationId,
+    ]);
     const value = (column: string) => Number(row?.[column] ?? 0);
     const measured = new Map<QuotaType, number>();
     for (const type of QUOTA_TYPES) {

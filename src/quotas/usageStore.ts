@@ -1,4 +1,5 @@
 import type { Db } from '../store/database.js';
+import type { DirectStatements } from '../store/directStatements.js';
 import { UNLIMITED } from './quotaTypes.js';
 
 /**
@@ -7,19 +8,24 @@ import { UNLIMITED } from './quotaTypes.js';
  * any number of instances can never together pass the limit, and there is no read-then-write.
  */
 export class UsageStore {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    /** The counter is moved on the driver directly: nearly every API request moves one. */
+    private readonly statements: DirectStatements,
+  ) {}
 
   /** Adds `amount` if the total stays within `limit` (-1 = no limit); returns the new total, or null if refused. */
   async consume(organizationId: string, quotaType: string, period: string, amount: number, limit: number): Promise<number | null> {
     if (limit !== UNLIMITED && amount > limit) return null;
     const ceiling = limit === UNLIMITED ? Number.MAX_SAFE_INTEGER : limit;
-    const rows = await this.db.$queryRaw<Array<{ amount: bigint | number }>>`
-      INSERT INTO quota_usage (organization_id, quota_type, period_start, amount)
-      VALUES (${organizationId}, ${quotaType}, ${period}, ${amount})
+    const rows = await this.statements.all<{ amount: bigint | number | string }>(
+      `INSERT INTO quota_usage (organization_id, quota_type, period_start, amount) VALUES (?, ?, ?, ?)
       ON CONFLICT (organization_id, quota_type, period_start)
       DO UPDATE SET amount = quota_usage.amount + excluded.amount
-      WHERE quota_usage.amount + excluded.amount <= ${ceiling}
-      RETURNING amount`;
+      WHERE quota_usage.amount + excluded.amount <= ?
+      RETURNING amount`,
+      [organizationId, quotaType, period, amount, ceiling],
+    );
     return rows[0] ? Number(rows[0].amount) : null;
   }
 

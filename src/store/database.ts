@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { PrismaClient } from '../../generated/sqlite/index.js';
 import { openDeliveryLog, type DeliveryLog } from './deliveryLog.js';
+import { openDirectStatements, type DirectStatements } from './directStatements.js';
 import { openUpdateLog, type UpdateLog } from './updateLog.js';
 
 export type { PrismaClient };
@@ -18,6 +19,8 @@ export interface Database {
   updateLog: UpdateLog;
   /** The webhook outbox's hot path, written through the driver directly (see deliveryLog.ts). */
   deliveryLog: DeliveryLog;
+  /** Statements nearly every REST request runs, on the driver directly (see directStatements.ts). */
+  statements: DirectStatements;
   close(): Promise<void>;
 }
 
@@ -50,7 +53,8 @@ export async function openDatabase(url: string, options: { sqliteSynchronous?: '
     await prisma.$queryRawUnsafe('PRAGMA busy_timeout = 5000');
     const updateLog = openUpdateLog(url, file, synchronous);
     const deliveryLog = openDeliveryLog(url, file);
-    return { prisma, flavour: 'sqlite', updateLog, deliveryLog, close: () => closeAll(prisma, updateLog, deliveryLog) };
+    const statements = openDirectStatements(url, file);
+    return { prisma, flavour: 'sqlite', updateLog, deliveryLog, statements, close: () => closeAll(prisma, updateLog, deliveryLog, statements) };
   }
   const [{ PrismaPg }, generated] = await Promise.all([
     import('@prisma/adapter-pg'),
@@ -60,7 +64,8 @@ export async function openDatabase(url: string, options: { sqliteSynchronous?: '
   await prisma.$queryRawUnsafe('SELECT 1');
   const updateLog = openUpdateLog(url);
   const deliveryLog = openDeliveryLog(url);
-  return { prisma, flavour: 'postgres', updateLog, deliveryLog, close: () => closeAll(prisma, updateLog, deliveryLog) };
+  const statements = openDirectStatements(url);
+  return { prisma, flavour: 'postgres', updateLog, deliveryLog, statements, close: () => closeAll(prisma, updateLog, deliveryLog, statements) };
 }
 
 async function closeAll(prisma: PrismaClient, ...drivers: Array<{ close(): Promise<void> }>): Promise<void> {

@@ -1,7 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type pg from 'pg';
 import { pgDriver } from './drivers.js';
-import { openSqliteConnection, whenUnlocked } from './sqliteConnection.js';
+import { openSqliteConnection, sqliteTime, whenUnlocked } from './sqliteConnection.js';
 
 /** A delivery to write into the outbox. */
 export interface NewDelivery {
@@ -81,10 +81,6 @@ export function openDeliveryLog(url: string, sqliteFile?: string): DeliveryLog {
   return sqliteFile ? new SqliteDeliveryLog(sqliteFile) : new PostgresDeliveryLog(url);
 }
 
-/** The text form Prisma writes for DateTime on SQLite (ISO, UTC, `+00:00`); it sorts as text. */
-function sqliteTime(date: Date): string {
-  return date.toISOString().replace('Z', '+00:00');
-}
 
 const COLUMNS = 'id, subscription_id AS "subscriptionId", event, url, body, signature, attempt_count AS "attemptCount"';
 
