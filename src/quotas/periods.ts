@@ -1,4 +1,4 @@
-import type { QuotaPeriod } from './quotaTypes.js';
+import { periodOf, type PeriodicQuota, type QuotaPeriod } from './quotaTypes.js';
 
 /**
  * Periods are UTC calendar days and months, whatever the server's time zone. A counter's
@@ -8,6 +8,11 @@ import type { QuotaPeriod } from './quotaTypes.js';
 export function periodKey(period: Exclude<QuotaPeriod, 'none'>, now: Date): string {
   const iso = now.toISOString();
   return period === 'daily' ? iso.slice(0, 10) : iso.slice(0, 7);
+}
+
+/** The key of the period a periodic quota counts in at `now`. */
+export function periodKeyOf(type: PeriodicQuota, now: Date): string {
+  return periodKey(periodOf(type) as Exclude<QuotaPeriod, 'none'>, now);
 }
 
 /** When the current period ends: the next UTC midnight, or the first of next month. */

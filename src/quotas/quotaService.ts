@@ -4,7 +4,7 @@ import type { Organization } from '../organizations/organizationService.js';
 import type { Plan } from '../organizations/plans.js';
 import type { Db } from '../store/database.js';
 import type { OrganizationSerializer } from './organizationSerializer.js';
-import { periodKey, periodResetAt } from './periods.js';
+import { periodKeyOf, periodResetAt } from './periods.js';
 import { limitOf, periodOf, QUOTA_TYPES, UNLIMITED, type GaugeQuota, type PeriodicQuota, type QuotaType } from './quotaTypes.js';
 import type { UsageStore } from './usageStore.js';
 import type { UsageGauges } from './usageGauges.js';
@@ -100,7 +100,7 @@ export class QuotaService {
 
   /** The key of the period a periodic quota counts in now. */
   currentPeriod(type: PeriodicQuota): string {
-    return periodKey(periodOf(type) as 'daily' | 'monthly', this.deps.clock.now());
+    return periodKeyOf(type, this.deps.clock.now());
   }
 
   /** Runs `create` only if the organization has room for one more active board. */
@@ -182,10 +182,10 @@ export class QuotaService {
 
   private async entries(organization: Organization, types: QuotaType[]): Promise<QuotaEntry[]> {
     const now = this.deps.clock.now();
-    const periodic = types.filter((type) => periodOf(type) !== 'none');
+    const periodic = types.filter((type): type is PeriodicQuota => periodOf(type) !== 'none');
     const counters = await this.deps.usage.read(
       organization.id,
-      periodic.map((type) => ({ quotaType: type, period: periodKey(periodOf(type) as 'daily' | 'monthly', now) })),
+      periodic.map((type) => ({ quotaType: type, period: periodKeyOf(type, now) })),
     );
     const measured = await this.deps.gauges.measure(organization.id, types.filter((type) => periodOf(type) === 'none') as GaugeQuota[], now);
     return types.map((type) => entryAt(organization.plan, type, (periodOf(type) === 'none' ? measured.get(type as GaugeQuota) : counters.get(type)) ?? 0, now));

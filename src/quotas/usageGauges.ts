@@ -1,12 +1,10 @@
 import type { Db } from '../store/database.js';
 import type { DirectStatements } from '../store/directStatements.js';
-import { periodKey } from './periods.js';
+import { periodKeyOf } from './periods.js';
 import { periodOf, QUOTA_TYPES, type GaugeQuota, type PeriodicQuota, type QuotaType } from './quotaTypes.js';
 
 /** The counters of the current periods that `GET /quota` reports, one column each. */
-const PERIOD_COUNTERS: PeriodicQuota[] = [
-  'api_calls_daily', 'webhooks_daily', 'websocket_messages_daily', 'file_uploads_daily', 'exports_monthly', 'ai_requests_monthly', 'cdn_bandwidth_monthly',
-];
+const PERIOD_COUNTERS = QUOTA_TYPES.filter((type): type is PeriodicQuota => periodOf(type) !== 'none');
 
 /** `measureAll`'s statement: one column per quota, named after its type (see its comment). */
 const REPORT_SQL = `SELECT
@@ -72,7 +70,7 @@ export class UsageGauges {
    * `expires_at` is never null.
    */
   async measureAll(organizationId: string, now: Date): Promise<Map<QuotaType, number>> {
-    const periodCounters = PERIOD_COUNTERS.flatMap((type) => [organizationId, periodKey(periodOf(type) as 'daily' | 'monthly', now)]);
+    const periodCounters = PERIOD_COUNTERS.flatMap((type) => [organizationId, periodKeyOf(type, now)]);
     const [row] = await this.statements.all<Record<string, bigint | number | string | null>>(REPORT_SQL, [
       organizationId, now, organizationId, organizationId, organizationId, ...periodCounters, organizationId,
     ]);

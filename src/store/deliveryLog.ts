@@ -81,7 +81,6 @@ export function openDeliveryLog(url: string, sqliteFile?: string): DeliveryLog {
   return sqliteFile ? new SqliteDeliveryLog(sqliteFile) : new PostgresDeliveryLog(url);
 }
 
-
 const COLUMNS = 'id, subscription_id AS "subscriptionId", event, url, body, signature, attempt_count AS "attemptCount"';
 
 class SqliteDeliveryLog implements DeliveryLog {

@@ -35,15 +35,16 @@ class SqliteStatements implements DirectStatements {
   }
 
   all<Row>(sql: string, values: StatementValue[]): Promise<Row[]> {
-    let statement = this.prepared.get(sql);
-    if (!statement) {
-      statement = this.db.prepare(sql);
-      this.prepared.set(sql, statement);
-    }
+    const statement = this.prepared.get(sql) ?? this.prepare(sql);
     const bound = values.map((value) => (value instanceof Date ? sqliteTime(value) : value));
-    const prepared = statement;
     // Never waits inside SQLite (sqliteConnection.ts): a write that meets the lock is tried again.
-    return whenUnlocked(() => prepared.all(...bound) as Row[]);
+    return whenUnlocked(() => statement.all(...bound) as Row[]);
+  }
+
+  private prepare(sql: string): BetterSqlite3.Statement {
+    const statement = this.db.prepare(sql);
+    this.prepared.set(sql, statement);
+    return statement;
   }
 
   async close(): Promise<void> {
