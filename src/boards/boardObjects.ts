@@ -56,11 +56,47 @@ export function readObjects(doc: Y.Doc): BoardObject[] {
     const fields = value instanceof Y.Map ? value.toJSON() : value;
     if (fields && typeof fields === 'object') objects.push({ ...(fields as BoardObject), id });
   });
-  return objects.sort((a, b) => (a.created_at ?? '').localeCompare(b.created_at ?? '') || a.id.localeCompare(b.id));
+  // A socket client may have written any value as `created_at`: only a string orders.
+  const keyOf = (object: BoardObject): ObjectOrderKey => ({ id: object.id, created_at: typeof object.created_at === 'string' ? object.created_at : '' });
+  return objects.sort((a, b) => compareOrderKeys(keyOf(a), keyOf(b)));
 }
 
 /** Reads one object's fields from a Y.Map value of the objects map. */
 export function readObject(id: string, value: unknown): BoardObject | null {
   const fields = value instanceof Y.Map ? value.toJSON() : value;
   return fields && typeof fields === 'object' ? { ...(fields as BoardObject), id } : null;
+}
+
+/** Where an object stands in a board's listing order: by `created_at`, then by `id`. */
+export interface ObjectOrderKey {
+  id: string;
+  /** `''` when the object has none (a client wrote it without), so it sorts first. */
+  created_at: string;
+}
+
+/**
+ * The order keys of every object of a board document, read field by field: listing a page
+ * of a large board sorts these and converts only the page's objects to JSON. Values that are
+ * not objects are skipped, as `readObjects` skips them.
+ */
+export function readOrderKeys(doc: Y.Doc): ObjectOrderKey[] {
+  const keys: ObjectOrderKey[] = [];
+  objectsOf(doc).forEach((value, id) => {
+    if (!value || typeof value !== 'object') return;
+    const createdAt: unknown = value instanceof Y.Map ? value.get('created_at') : (value as Record<string, unknown>).created_at;
+    keys.push({ id, created_at: typeof createdAt === 'string' ? createdAt : '' });
+  });
+  return keys;
+}
+
+/**
+ * Compares two order keys by UTF-16 code units (not `localeCompare`): a strict total order
+ * that no locale changes, so two reads of the same objects always list them alike.
+ */
+export function compareOrderKeys(a: ObjectOrderKey, b: ObjectOrderKey): number {
+  return compareCodeUnits(a.created_at, b.created_at) || compareCodeUnits(a.id, b.id);
+}
+
+export function compareCodeUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }

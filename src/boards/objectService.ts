@@ -3,13 +3,50 @@ import * as Y from 'yjs';
 import type { Clock } from '../clock.js';
 import { errors } from '../errors.js';
 import type { Board } from './board.js';
-import { COMPONENT_STORAGE_MAP, objectsOf, putObjects, readObject, type BoardObject } from './boardObjects.js';
+import {
+  COMPONENT_STORAGE_MAP,
+  compareCodeUnits,
+  compareOrderKeys,
+  objectsOf,
+  putObjects,
+  readObject,
+  readOrderKeys,
+  type BoardObject,
+  type ObjectOrderKey,
+} from './boardObjects.js';
 import { requireHost, type Caller } from './caller.js';
 import type { BoardObjectRules, ChangeCause, DocumentAuthor, LiveDocuments, Placement, ZonePlacement } from './ports.js';
-import type { ObjectInput, ObjectPatch } from './schemas.js';
+import { ELEMENTS_DEFAULT_LIMIT, type ElementsQuery, type ObjectInput, type ObjectPatch } from './schemas.js';
 
 /** An object as answered: with the zone whose document holds it, if any. */
 export type PlacedObject = BoardObject & { zone_id?: string };
+
+/** Where a page of `GET /boards/<id>/elements` lies in the whole list. */
+export interface ElementsPagination {
+  /** Elements the caller may see now, on every page together. */
+  total: number;
+  limit: number;
+  offset: number;
+  has_more: boolean;
+}
+
+/** The elements listed, with their page's place (null when the whole list was asked for). */
+export interface ElementList {
+  elements: PlacedObject[];
+  pagination: ElementsPagination | null;
+}
+
+/**
+ * How often a page is read before it is answered short: an object deleted, or moved into a
+ * zone's document, between sorting and reading is missing from the read, and reading once
+ * more gives a whole page unless the board keeps changing that fast.
+ */
+const ELEMENT_PAGE_READS = 2;
+
+/** One object in the listing order, and the document that holds it. */
+interface OrderedEntry extends ObjectOrderKey {
+  placement: Placement;
+}
 
 export interface ObjectServiceDependencies {
   /** The board lookup with its rights (404, 403 other organization, 410 expired). */
@@ -49,6 +86,57 @@ export class ObjectService {
       objects.push(...(await this.deps.documents.readObjects(placement.document)).map((object) => placed(object, placement)));
     }
     return objects;
+  }
+
+  /**
+   * `GET /boards/<id>/elements`: the objects the caller may see (the same documents as `list`
+   * and `state.objects`, so a zone hidden from the caller stays hidden), in one order over all
+   * of them: `created_at`, then `id`. Sorting reads two fields per object; only the page's
+   * objects are converted to JSON.
+   */
+  async elements(caller: Caller, boardId: string, query: ElementsQuery): Promise<ElementList> {
+    const window = elementWindowOf(query);
+    const board = await this.deps.boards.get(caller, boardId);
+    const placements = await this.deps.frames.readableDocuments(board.id, caller);
+    for (let read = 1; ; read += 1) {
+      const ordered = await this.orderedEntries(placements);
+      const chosen = window ? ordered.slice(window.offset, window.offset + window.limit) : ordered;
+      const elements = await this.readEntries(chosen);
+      if (elements.length === chosen.length || read === ELEMENT_PAGE_READS) {
+        if (!window) return { elements, pagination: null };
+        const hasMore = window.offset + chosen.length < ordered.length;
+        return { elements, pagination: { total: ordered.length, ...window, has_more: hasMore } };
+      }
+    }
+  }
+
+  /** Every object of the documents, in listing order; a copy left in two documents by a move sorts by document name. */
+  private async orderedEntries(placements: Placement[]): Promise<OrderedEntry[]> {
+    const entries: OrderedEntry[] = [];
+    for (const placement of placements) {
+      const keys = await this.deps.documents.read(placement.document, readOrderKeys);
+      for (const key of keys) entries.push({ ...key, placement });
+    }
+    return entries.sort((a, b) => compareOrderKeys(a, b) || compareCodeUnits(a.placement.document, b.placement.document));
+  }
+
+  /** The objects of `entries`, in their order; one no longer in its document is left out. */
+  private async readEntries(entries: OrderedEntry[]): Promise<PlacedObject[]> {
+    const byDocument = new Map<string, OrderedEntry[]>();
+    for (const entry of entries) {
+      const inDocument = byDocument.get(entry.placement.document);
+      if (inDocument) inDocument.push(entry);
+      else byDocument.set(entry.placement.document, [entry]);
+    }
+    const found = new Map<OrderedEntry, PlacedObject>();
+    for (const [document, inDocument] of byDocument) {
+      const objects = await this.deps.documents.read(document, (doc) => inDocument.map(({ id }) => readObject(id, objectsOf(doc).get(id))));
+      inDocument.forEach((entry, index) => {
+        const object = objects[index];
+        if (object) found.set(entry, placed(object, entry.placement));
+      });
+    }
+    return entries.flatMap((entry) => found.get(entry) ?? []);
   }
 
   /** One object the caller may see, or 404. */
@@ -150,6 +238,22 @@ export function newObject(input: ObjectInput, now: Date, createdBy: string | nul
     created_at: now.toISOString(),
     created_by: createdBy,
   };
+}
+
+/**
+ * The window a query asks for, or null for the whole list (`pagination=false`). A `limit` or
+ * `offset` next to `pagination=false` is refused, not ignored: the caller would otherwise
+ * believe it got a page.
+ */
+function elementWindowOf(query: ElementsQuery): { limit: number; offset: number } | null {
+  if (query.pagination) return { limit: query.limit ?? ELEMENTS_DEFAULT_LIMIT, offset: query.offset ?? 0 };
+  const given = (['limit', 'offset'] as const).filter((name) => query[name] !== undefined);
+  if (given.length === 0) return null;
+  const message = 'is not allowed with pagination=false (which lists every element)';
+  throw errors.badRequest(
+    given.map((field) => `${field} ${message}`),
+    given.map((field) => ({ field, message })),
+  );
 }
 
 function withPatch(object: BoardObject, patch: ObjectPatch, userId: string | null, now: Date): BoardObject {

@@ -145,6 +145,34 @@ export const getBoardQuerySchema = {
   },
 };
 
+/** `GET /boards/<id>/elements`: page size as for the spec's other lists (delivery log, action log). */
+export const ELEMENTS_DEFAULT_LIMIT = 50;
+export const ELEMENTS_MAX_LIMIT = 200;
+/** Largest `offset`: far past any board's object count, and an exact integer everywhere. */
+export const ELEMENTS_MAX_OFFSET = 1_000_000_000;
+
+/**
+ * `limit` and `offset` have no schema default: the service must tell "not given" from "given",
+ * since with `pagination=false` giving either is refused rather than ignored.
+ */
+export const listElementsQuerySchema = {
+  type: 'object',
+  additionalProperties: true,
+  properties: {
+    limit: { type: 'integer', minimum: 1, maximum: ELEMENTS_MAX_LIMIT },
+    offset: { type: 'integer', minimum: 0, maximum: ELEMENTS_MAX_OFFSET },
+    pagination: { type: 'boolean', default: true },
+  },
+};
+
+/** The query of `GET /boards/<id>/elements` once validated. */
+export interface ElementsQuery {
+  limit?: number;
+  offset?: number;
+  /** false: every element as a plain array; true (default): one page with its `pagination`. */
+  pagination: boolean;
+}
+
 export interface ObjectInput {
   type: string;
   data: Record<string, unknown>;

@@ -14,11 +14,13 @@ import {
   createBoardSchema,
   getBoardQuerySchema,
   listBoardsQuerySchema,
+  listElementsQuerySchema,
   objectInputSchema,
   objectPatchSchema,
   updateBoardSchema,
   type BoardStatus,
   type CreateBoardInput,
+  type ElementsQuery,
   type ObjectInput,
   type ObjectPatch,
   type UpdateBoardInput,
@@ -160,6 +162,11 @@ export function boardRoutes(
   router.post('/:boardId/objects', auth.board, validateBody(objectInputSchema), async (req, res) => {
     const object = await objects.add(callerOf(res), req.params.boardId as string, req.body as ObjectInput);
     res.status(201).json(object);
+  });
+
+  router.get('/:boardId/elements', auth.board, validateQuery(listElementsQuerySchema), async (req, res) => {
+    const list = await objects.elements(callerOf(res), req.params.boardId as string, res.locals.query as ElementsQuery);
+    res.json(list.pagination ? list : list.elements);
   });
 
   router.get('/:boardId/objects/:objectId', auth.board, async (req, res) => {
