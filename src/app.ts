@@ -12,6 +12,9 @@ import { ParticipantLinks } from './boards/participantLinks.js';
 import { systemClock, type Clock } from './clock.js';
 import type { AppConfig } from './config.js';
 import { EventBus } from './events/bus.js';
+import { CACHE_SIGNALS_CHANNEL, type CacheSignal } from './events/cacheSignals.js';
+import { multiInstance, singleInstance } from './realtime/instanceMode.js';
+import { assertNever } from './util/assertNever.js';
 import { apiRouter } from './http/apiRouter.js';
 import { Router } from 'express';
 import { boardPageRouter } from './http/boardPage.js';
@@ -90,6 +93,8 @@ export async function startApp(options: AppOptions): Promise<App> {
   if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
 
   const db = database.prisma;
+  const instance = config.redisUrl ? await multiInstance({ redisUrl: config.redisUrl, keyPrefix: config.clusterKeyPrefix, logger }) : singleInstance;
+  const caches = instance.channels.channel<CacheSignal>(CACHE_SIGNALS_CHANNEL);
   const bus = new EventBus(clock, logger);
   const organizations = new OrganizationService({ db, clock });
   const tokens = new AccessTokens(await serverSecret(db, 'board-token-key', clock.now()));
@@ -107,7 +112,10 @@ export async function startApp(options: AppOptions): Promise<App> {
   });
   const socketMessages = new SocketMessageMeter(quotas, logger);
   const access = new BoardAccess({ db, clock, tokens, quotas });
-  organizations.onPlanChanged((organizationId) => access.planChanged(organizationId));
+  organizations.onChanged((organizationId) => {
+    access.planChanged(organizationId);
+    caches.publish({ kind: 'organization', organizationId });
+  });
   await access.backfillLookupHashes();
   const frameDirectory = new FrameDirectory(db);
   const components = new ComponentService({ db, clock, quotas, componentsUrl: () => config.componentsUrl ?? appUrl, appUrl: () => appUrl });
@@ -124,6 +132,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     decorateStore: options.decorateStore,
     socketMessages,
     componentManifests: components.manifests,
+    instance,
   });
   online = { count: (boardId) => realtime.participantsOnline(boardId), boards: () => realtime.boardsOnline() };
 
@@ -147,6 +156,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     allowPrivateTargets: config.webhookAllowPrivate,
     retryDelaysMs: config.webhookRetryDelaysMs,
     quotas,
+    onSubscriptionsChanged: (organizationId) => caches.publish({ kind: 'webhook-subscriptions', organizationId }),
   });
   const boards = new BoardService({
     db,
@@ -159,7 +169,11 @@ export async function startApp(options: AppOptions): Promise<App> {
     quotas,
     objectRules: objectTypes,
     components,
-    changeListeners: [(boardId) => access.boardChanged(boardId), (boardId) => webhooks.boardChanged(boardId)],
+    changeListeners: [
+      (boardId) => access.boardChanged(boardId),
+      (boardId) => webhooks.boardChanged(boardId),
+      (boardId) => caches.publish({ kind: 'board', boardId }),
+    ],
     logger,
   });
   const objects = new ObjectService({ boards, documents: realtime.documents, frames: frameDirectory, objectRules: objectTypes, clock });
@@ -210,10 +224,22 @@ export async function startApp(options: AppOptions): Promise<App> {
     api,
     pages: Router().use(boardPageRouter({ componentsOrigin: () => new URL(config.componentsUrl ?? appUrl).origin }), componentFilesRouter(components, () => new URL(appUrl).origin)),
   });
-  const checkDatabase = async () => {
-    await db.$queryRawUnsafe('SELECT 1');
+  let draining = false;
+  const probeChecks = {
+    database: async () => {
+      await db.$queryRawUnsafe('SELECT 1');
+    },
+    draining: () => draining,
+    now: () => clock.now(),
   };
-  server.on('request', answerProbesFirst(checkDatabase, logger, app));
+  caches.subscribe((signal) => dropStale(signal, { access, organizations, webhooks }));
+  // Grants, keys and plans are trusted for seconds only; frames and webhook targets until told.
+  instance.channels.onReconnect(() => {
+    frameDirectory.invalidateAll();
+    webhooks.forgetCached();
+  });
+  await instance.channels.ready();
+  server.on('request', answerProbesFirst(probeChecks, logger, app));
   realtime.listen(server);
   expirySweeper.start();
   webhooks.start();
@@ -223,15 +249,19 @@ export async function startApp(options: AppOptions): Promise<App> {
   let closing: Promise<void> | null = null;
   async function close(): Promise<void> {
     closing ??= (async () => {
+      // From here `/ready` answers 503 and requests are turned away (http/probes.ts).
+      draining = true;
       await expirySweeper.stop();
       await agents.runtime.stop();
+      // Sockets are told 1012 and reconnect elsewhere; every pending durable write is flushed.
+      await realtime.close();
+      // After the sockets: their leaving still raises events, which the outbox records.
       await webhooks.stop();
       await socketMessages.stop();
-      // Sockets first (clients are told 1012 and reconnect elsewhere), then HTTP, then storage.
-      await realtime.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await limiters.close();
+      await instance.close();
       await database.close();
     })();
     return closing;
@@ -253,6 +283,25 @@ export async function startApp(options: AppOptions): Promise<App> {
     documentsLoaded: () => realtime.hocuspocus.getDocumentsCount(),
     close,
   };
+}
+
+/** Drops what this instance cached of a change another instance made (events/cacheSignals.ts). */
+function dropStale(signal: CacheSignal, caches: { access: BoardAccess; organizations: OrganizationService; webhooks: Webhooks }): void {
+  switch (signal.kind) {
+    case 'board':
+      caches.access.boardChanged(signal.boardId);
+      caches.webhooks.boardChanged(signal.boardId);
+      return;
+    case 'organization':
+      caches.organizations.forget(signal.organizationId);
+      caches.access.planChanged(signal.organizationId);
+      return;
+    case 'webhook-subscriptions':
+      caches.webhooks.subscriptionsChanged(signal.organizationId);
+      return;
+    default:
+      assertNever(signal);
+  }
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {

@@ -8,6 +8,11 @@ export interface AppConfig {
   databaseUrl: string;
   /** Enables multi-instance mode when set. */
   redisUrl?: string;
+  /**
+   * Prefix of the Redis keys and channels the instances of one deployment share (document
+   * fan-out, instance signals); deployments sharing a Redis each need their own. @default 'wb:'
+   */
+  clusterKeyPrefix: string;
   /** Base of access links and component files. @default `http://localhost:<listening port>` */
   appUrl?: string;
   /** Origin that serves component files (a separate, cookie-less origin in production). @default the app URL */
@@ -109,6 +114,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     host: env.HOST || '0.0.0.0',
     databaseUrl,
     redisUrl: env.REDIS_URL || undefined,
+    clusterKeyPrefix: env.CLUSTER_KEY_PREFIX || 'wb:',
     appUrl: env.APP_URL ? env.APP_URL.replace(/\/+$/, '') : undefined,
     componentsUrl: env.COMPONENTS_URL ? env.COMPONENTS_URL.replace(/\/+$/, '') : undefined,
     bootstrapApiKey: env.BOOTSTRAP_API_KEY || undefined,

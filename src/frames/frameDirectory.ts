@@ -25,6 +25,11 @@ export class FrameDirectory implements ZonePlacement {
     this.cache.delete(boardId);
   }
 
+  /** Forgets every board's frames (changes made elsewhere may have been missed). */
+  invalidateAll(): void {
+    this.cache.clear();
+  }
+
   async framesOfBoard(boardId: string): Promise<Frame[]> {
     return (await this.db.frame.findMany({ where: { boardId } })).map(frameFromRow);
   }

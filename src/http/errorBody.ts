@@ -1,4 +1,4 @@
-import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
+import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, ERROR_KINDS, errors } from '../errors.js';
 import type { Logger } from '../logger.js';
 
@@ -13,8 +13,8 @@ export interface ErrorBody {
   [extra: string]: unknown;
 }
 
-/** Renders an AppError as the spec's error body. */
-export function errorBody(error: AppError, req: Request, now: Date): ErrorBody {
+/** Renders an AppError as the spec's error body, for a request to `path` (its query left out). */
+export function errorBody(error: AppError, path: string, now: Date): ErrorBody {
   const { statusCode, error: name } = ERROR_KINDS[error.kind];
   return {
     ...error.extra,
@@ -23,7 +23,7 @@ export function errorBody(error: AppError, req: Request, now: Date): ErrorBody {
     error: name,
     ...(error.details ? { details: error.details } : {}),
     timestamp: now.toISOString(),
-    path: req.originalUrl.split('?')[0] ?? req.originalUrl,
+    path: path.split('?')[0] ?? path,
   };
 }
 
@@ -62,7 +62,7 @@ export function errorHandler(logger: Logger, now: () => Date): ErrorRequestHandl
     const known = error instanceof AppError ? error : fromParsers(error);
     const appError = known ?? new AppError('internal', 'An unexpected error occurred');
     if (!known) logger.error({ err: error, request_id: res.locals.requestId }, 'unhandled error');
-    const body = errorBody(appError, req, now());
+    const body = errorBody(appError, req.originalUrl, now());
     if (res.headersSent) return;
     // The header repeats the body's `retryAfter` (429), so the two can never disagree.
     if (typeof body.retryAfter === 'number') res.setHeader('Retry-After', String(body.retryAfter));

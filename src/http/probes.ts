@@ -1,19 +1,35 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { errors } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { errorBody } from './errorBody.js';
+
+/** What the probes look at. */
+export interface ProbeChecks {
+  /** Rejects when the database cannot answer. */
+  database(): Promise<void>;
+  /** True from the moment the instance begins to shut down (SIGTERM). */
+  draining(): boolean;
+  /** The service's clock, for error bodies' timestamps. */
+  now(): Date;
+}
 
 /**
  * `GET /health` and `GET /ready`, answered before Express: an orchestrator probes every few
  * seconds, and Express's request setup and router walk were most of a probe's CPU. No
- * request id and no log line either; a failing `/ready` is logged.
+ * request id and no log line either; a failing `/ready` is logged. While the instance
+ * drains, `/ready` answers 503 so the proxy sends no more, and any other request gets 503 and
+ * its connection closed, so the client retries on another instance; `/health` still answers.
  */
-export function answerProbesFirst(checkDatabase: () => Promise<void>, logger: Logger, next: RequestListener): RequestListener {
+export function answerProbesFirst(checks: ProbeChecks, logger: Logger, next: RequestListener): RequestListener {
   return (req, res) => {
-    if (req.method !== 'GET' && req.method !== 'HEAD') return next(req, res);
-    switch (pathOf(req)) {
+    const path = pathOf(req);
+    const probe = req.method === 'GET' || req.method === 'HEAD' ? path : null;
+    if (checks.draining() && probe !== '/health') return refuseWhileDraining(res, path, probe === '/ready', checks.now());
+    switch (probe) {
       case '/health':
         return sendJson(res, 200, { status: 'ok' });
       case '/ready':
-        return void checkDatabase().then(
+        return void checks.database().then(
           () => sendJson(res, 200, { status: 'ok', database: 'ok' }),
           (error: unknown) => {
             logger.error({ err: error }, 'readiness check failed');
@@ -24,6 +40,12 @@ export function answerProbesFirst(checkDatabase: () => Promise<void>, logger: Lo
         return next(req, res);
     }
   };
+}
+
+function refuseWhileDraining(res: ServerResponse, path: string, isProbe: boolean, now: Date): void {
+  res.setHeader('Connection', 'close');
+  if (isProbe) return sendJson(res, 503, { status: 'draining' });
+  sendJson(res, 503, errorBody(errors.unavailable('This instance is shutting down; retry the request'), path, now));
 }
 
 function pathOf(req: IncomingMessage): string {

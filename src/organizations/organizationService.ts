@@ -42,8 +42,8 @@ export class OrganizationService {
   private readonly keys = new TtlCache<string, ApiKeyPrincipal>({ ttlMs: API_KEY_TTL_MS, maxEntries: 10_000 });
   /** Recently read plans by organization id, trusted like keys (quota checks read them per request). */
   private readonly plans = new TtlCache<string, { organizationId: string; plan: Plan }>({ ttlMs: API_KEY_TTL_MS, maxEntries: 10_000 });
-  /** Told when an organization's plan changes (caches that hold plans drop it). */
-  private readonly planListeners: Array<(organizationId: string) => void> = [];
+  /** Told when an organization's plan or API keys change (caches that hold them drop them). */
+  private readonly changeListeners: Array<(organizationId: string) => void> = [];
 
   constructor(private readonly deps: OrganizationServiceDependencies) {}
 
@@ -99,13 +99,19 @@ export class OrganizationService {
         },
       },
     });
-    this.forgetKeysOf(id);
+    this.changed(id);
     return { organization: { id: row.id, name: row.name, plan: row.plan as Plan }, apiKey };
   }
 
-  /** Calls `listener` with the organization's id whenever its plan changes on this instance. */
-  onPlanChanged(listener: (organizationId: string) => void): void {
-    this.planListeners.push(listener);
+  /** Calls `listener` with the organization's id whenever its plan or API keys change on this instance. */
+  onChanged(listener: (organizationId: string) => void): void {
+    this.changeListeners.push(listener);
+  }
+
+  /** Drops what this instance trusts of an organization's keys and plan (another instance changed them). */
+  forget(organizationId: string): void {
+    this.keys.forgetWhere((principal) => principal.organization.id === organizationId);
+    this.plans.forgetWhere((entry) => entry.organizationId === organizationId);
   }
 
   /** The organization's plan, or null if there is no such organization. */
@@ -121,9 +127,7 @@ export class OrganizationService {
 
   async changePlan(id: string, plan: Plan): Promise<Organization> {
     const updated = await this.deps.db.organization.updateMany({ where: { id }, data: { plan } });
-    this.forgetKeysOf(id);
-    this.plans.forgetWhere((entry) => entry.organizationId === id);
-    for (const listener of this.planListeners) listener(id);
+    this.changed(id);
     if (updated.count === 0) throw errors.notFound('Organization');
     const row = await this.deps.db.organization.findUniqueOrThrow({ where: { id } });
     return { id: row.id, name: row.name, plan: row.plan as Plan };
@@ -170,7 +174,8 @@ export class OrganizationService {
     return { id: user.id, email: user.email, organizationId: user.organizationId };
   }
 
-  private forgetKeysOf(organizationId: string): void {
-    this.keys.forgetWhere((principal) => principal.organization.id === organizationId);
+  private changed(organizationId: string): void {
+    this.forget(organizationId);
+    for (const listener of this.changeListeners) listener(organizationId);
   }
 }

@@ -5,10 +5,10 @@ import { applyAwarenessUpdate, removeAwarenessStates } from 'y-protocols/awarene
 import type { ActiveParticipant, AgentNotification, AgentPresence, AgentSockets, Recipients } from '../agents/ports.js';
 import type { Clock } from '../clock.js';
 import { isBoardDocument } from './documentContext.js';
-import type { ServerMessage } from './messages.js';
 import type { PresenceRegistry, ShownAgent } from './presenceRegistry.js';
-import type { SocketContext } from './socketContext.js';
-import { isSubscribed, type SocketMessenger } from './socketMessenger.js';
+import type { SocketMessenger } from './socketMessenger.js';
+import type { Audience } from './audience.js';
+import { assertNever } from '../util/assertNever.js';
 
 /** How often a shown agent's awareness state is renewed: y-protocols drops a remote state unrenewed for 30 s. */
 const AWARENESS_RENEWAL_MS = 10_000;
@@ -27,13 +27,13 @@ export class AgentSocketsAdapter implements AgentSockets {
   ) {}
 
   notify(boardId: string, notification: AgentNotification, recipients: Recipients): number {
-    return this.send(boardId, { type: 'agent:notification', ...notification }, this.recipientsFilter(boardId, recipients));
+    return this.deps.messenger.broadcast(boardId, { type: 'agent:notification', ...notification }, audienceOf(recipients));
   }
 
   /** With `all`, like a host's `frame:navigate`: every participant but the hosts, who do the steering. */
   navigate(boardId: string, frameId: string, smooth: boolean, from: string, recipients: Recipients): number {
-    const include = recipients.kind === 'all' ? (context: SocketContext) => context.grant?.role !== 'host' : this.recipientsFilter(boardId, recipients);
-    return this.send(boardId, { type: 'frame:navigate', frameId, smooth, from }, include);
+    const audience: Audience = recipients.kind === 'all' ? { kind: 'participants', who: 'guests' } : audienceOf(recipients);
+    return this.deps.messenger.broadcast(boardId, { type: 'frame:navigate', frameId, smooth, from }, audience);
   }
 
   participants(boardId: string): ActiveParticipant[] {
@@ -65,33 +65,19 @@ export class AgentSocketsAdapter implements AgentSockets {
     const count = this.deps.registry.participantCount(boardId);
     this.deps.messenger.broadcast(boardId, { type: 'participant:left', user_id: agent.view.user_id, participant_count: count });
   }
+}
 
-  /** Sends to the admitted sockets `include` accepts; answers how many participants (not sockets) received it. */
-  private send(boardId: string, message: ServerMessage, include: (context: SocketContext) => boolean): number {
-    const reached = new Set<string>();
-    this.deps.messenger.broadcast(boardId, message, (context) => {
-      if (!context.participantKey || !include(context) || !isSubscribed(context, message.type)) return false;
-      reached.add(context.participantKey);
-      return true;
-    });
-    return reached.size;
-  }
-
-  private recipientsFilter(boardId: string, recipients: Recipients): (context: SocketContext) => boolean {
-    switch (recipients.kind) {
-      case 'all':
-        return () => true;
-      case 'hosts':
-        return (context) => context.grant?.role === 'host';
-      case 'users': {
-        const userIds = new Set(recipients.userIds);
-        return (context) => {
-          const shownAs = context.participantKey ? this.deps.registry.get(boardId, context.participantKey)?.view.user_id : undefined;
-          const linkedUser = context.grant?.user?.userId;
-          return (shownAs !== undefined && userIds.has(shownAs)) || (linkedUser !== undefined && userIds.has(linkedUser));
-        };
-      }
-    }
+/** The sockets an agent's recipients name: admitted participants only. */
+function audienceOf(recipients: Recipients): Audience {
+  switch (recipients.kind) {
+    case 'all':
+      return { kind: 'participants', who: 'all' };
+    case 'hosts':
+      return { kind: 'participants', who: 'hosts' };
+    case 'users':
+      return { kind: 'users', userIds: recipients.userIds };
+    default:
+      return assertNever(recipients);
   }
 }
 

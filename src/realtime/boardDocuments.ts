@@ -3,10 +3,12 @@ import * as Y from 'yjs';
 import { readObjects, type BoardObject } from '../boards/boardObjects.js';
 import type { ConnectedParticipant, DisconnectReason, DocumentAuthor, LiveDocuments } from '../boards/ports.js';
 import { errors } from '../errors.js';
+import type { InstanceChannel } from '../store/instanceChannels.js';
 import type { DocumentStore } from '../store/documentStore.js';
 import { CloseEvents } from './closeEvents.js';
 import type { PresenceRegistry } from './presenceRegistry.js';
 import type { SocketMessenger } from './socketMessenger.js';
+import type { SocketSignal } from './socketSignals.js';
 import type { ObjectEventsExtension } from './objectEventsExtension.js';
 import type { PersistenceExtension } from './persistenceExtension.js';
 import type { UpdateJournal } from './updateJournal.js';
@@ -32,6 +34,7 @@ export class BoardDocuments implements LiveDocuments {
     private readonly objectEvents: ObjectEventsExtension,
     private readonly registry: PresenceRegistry,
     private readonly messenger: SocketMessenger,
+    private readonly signals: InstanceChannel<SocketSignal>,
   ) {}
 
   /**
@@ -93,26 +96,41 @@ export class BoardDocuments implements LiveDocuments {
     return [...people, ...agents];
   }
 
-  /** Closes every socket connected to a board's documents (its zone documents included). */
+  /** Closes every socket connected to a board's documents (its zone documents included), on every instance. */
   disconnectAll(boardId: string, reason: DisconnectReason): void {
+    this.signals.publish({ kind: 'close-board', boardId, reason });
+    this.disconnectAllHere(boardId, reason);
+  }
+
+  /** disconnectAll for this instance's sockets; a board being deleted also stops being persisted here. */
+  disconnectAllHere(boardId: string, reason: DisconnectReason): void {
+    if (reason === 'board-deleted') this.stopPersisting(boardId);
     const event =
       reason === 'session-ended' ? CloseEvents.SessionEnded : reason === 'board-deleted' ? CloseEvents.BoardDeleted : CloseEvents.InvalidToken;
     this.messenger.closeBoardSockets(boardId, (context) => context.closeSocket(event));
   }
 
-  /** Closes every socket a user's personal link opened on a board (the link was revoked). */
+  /** Closes every socket a user's personal link opened on a board (the link was revoked), on every instance. */
   disconnectUser(boardId: string, userId: string): void {
+    this.signals.publish({ kind: 'close-user', boardId, userId });
+    this.disconnectUserHere(boardId, userId);
+  }
+
+  disconnectUserHere(boardId: string, userId: string): void {
     this.messenger.closeUserSockets(boardId, userId, (context) => context.closeSocket(CloseEvents.InvalidToken));
   }
 
   /** Disconnects everyone, stops persisting, and deletes every stored document of a board. */
   async destroy(boardId: string): Promise<void> {
-    const names = [...this.hocuspocus.documents.keys()].filter((n) => n === boardId || n.startsWith(`${boardId}/`));
-    for (const name of [boardId, ...names]) this.persistence.markDeleting(name);
     this.disconnectAll(boardId, 'board-deleted');
     // A commit already in flight may still write rows for this board: let it land first.
     await this.journal.idle();
     await this.store.deleteBoardDocuments(boardId);
+  }
+
+  private stopPersisting(boardId: string): void {
+    const names = [...this.hocuspocus.documents.keys()].filter((n) => n === boardId || n.startsWith(`${boardId}/`));
+    for (const name of [boardId, ...names]) this.persistence.markDeleting(name);
   }
 }
 

@@ -34,6 +34,16 @@ export async function committedVersionOf(transaction: Y.Transaction): Promise<nu
 /** Log rows a live document may gather before it is compacted into a snapshot. */
 const COMPACT_AFTER_UPDATES = 500;
 
+/**
+ * Writes a document's snapshot, given its live state and the last log row that state is known
+ * to hold: from that state when this instance alone writes the document, from the store when
+ * several instances do (DocumentStore.compactStored). The instance mode chooses.
+ */
+export type SnapshotWriter = (store: DocumentStore, name: string, state: Uint8Array, uptoSeq: number) => Promise<void>;
+
+/** The snapshot of the one instance that holds every update of its documents. */
+export const snapshotFromMemory: SnapshotWriter = (store, name, state, uptoSeq) => store.saveSnapshot(name, state, uptoSeq);
+
 export class PersistenceExtension implements Extension {
   extensionName = 'persistence';
   /** Runs before extensions that read the loaded document. */
@@ -55,6 +65,7 @@ export class PersistenceExtension implements Extension {
     private readonly store: DocumentStore,
     private readonly journal: UpdateJournal,
     private readonly logger: Logger,
+    writeSnapshot: SnapshotWriter = snapshotFromMemory,
   ) {
     this.loader = new DocumentLoader(store, logger);
     this.database = new Database({
@@ -63,7 +74,7 @@ export class PersistenceExtension implements Extension {
         // Read the watermark now: `state` was encoded in this same tick, so it holds every committed row.
         const uptoSeq = this.journal.lastCommittedSeq(documentName);
         try {
-          await this.store.saveSnapshot(documentName, state, uptoSeq);
+          await writeSnapshot(this.store, documentName, state, uptoSeq);
         } catch (error) {
           // Every update is already in the update log, so a failed compaction loses nothing.
           // Not rethrowing lets Hocuspocus unload the document instead of keeping it in memory

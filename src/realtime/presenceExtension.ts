@@ -67,7 +67,7 @@ export class PresenceExtension implements Extension {
     const count = this.deps.registry.seats(board.id).size;
     // Sockets show the participant list, visible agents included; events count people.
     const shown = this.deps.registry.participantCount(board.id);
-    this.deps.messenger.broadcast(board.id, { type: 'participant:joined', participant: change.presence.view, participant_count: shown }, (other) => other.socketId !== socket.socketId);
+    this.deps.messenger.broadcast(board.id, { type: 'participant:joined', participant: change.presence.view, participant_count: shown }, { kind: 'everyone', except: socket.socketId });
     await this.deps.bus.publish('participant.joined', {
       ...scope,
       board: { title: board.title, external_id: board.externalId, external_data: board.externalData, created_at: board.createdAt.toISOString() },

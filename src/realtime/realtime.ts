@@ -27,6 +27,9 @@ import { StatelessExtension } from './statelessExtension.js';
 import { UpdateJournal } from './updateJournal.js';
 import { WriteCheckExtension, type SocketObjectRules } from './writeCheckExtension.js';
 import { ZoneSync } from './zoneSync.js';
+import type { InstanceMode } from './instanceMode.js';
+import { frameFromWire, SOCKET_SIGNALS_CHANNEL, type SocketSignal } from './socketSignals.js';
+import { assertNever } from '../util/assertNever.js';
 
 /** How long shutdown waits for loaded documents to compact and unload. */
 const SHUTDOWN_UNLOAD_TIMEOUT_MS = 5_000;
@@ -48,6 +51,8 @@ export interface RealtimeDependencies {
   socketMessages: SocketMessageQuota;
   /** Component manifests by URL: global events between components are routed by them. */
   componentManifests: ManifestResolver;
+  /** Alone or one of several instances (instanceMode.ts). */
+  instance: Pick<InstanceMode, 'channels' | 'documentExtensions' | 'writeSnapshot'>;
 }
 
 /** The realtime side of the service, seen from the outside. */
@@ -78,7 +83,8 @@ export function createRealtime(deps: RealtimeDependencies): Realtime {
   const store = deps.decorateStore ? deps.decorateStore(plainStore) : plainStore;
   const journal = new UpdateJournal(store, logger);
   const registry = new PresenceRegistry();
-  const persistence = new PersistenceExtension(store, journal, logger);
+  const signals = deps.instance.channels.channel<SocketSignal>(SOCKET_SIGNALS_CHANNEL);
+  const persistence = new PersistenceExtension(store, journal, logger, deps.instance.writeSnapshot);
   const objectEvents = new ObjectEventsExtension(bus, logger);
   const hocuspocus = new Hocuspocus({
     quiet: true,
@@ -86,7 +92,7 @@ export function createRealtime(deps: RealtimeDependencies): Realtime {
     maxDebounce: 10_000,
     extensions: [],
   });
-  const messenger = new SocketMessenger(hocuspocus);
+  const messenger = new SocketMessenger(hocuspocus, registry, signals);
   const agentAwareness = new AgentAwareness(hocuspocus, registry);
   const componentEvents = new ComponentEvents({
     manifests: deps.componentManifests,
@@ -99,6 +105,7 @@ export function createRealtime(deps: RealtimeDependencies): Realtime {
   });
   hocuspocus.configure({
     extensions: [
+      ...deps.instance.documentExtensions,
       new AuthExtension(access, frames),
       new WriteCheckExtension(frames, deps.objectRules),
       persistence,
@@ -109,8 +116,9 @@ export function createRealtime(deps: RealtimeDependencies): Realtime {
       agentAwareness,
     ],
   });
-  const documents = new BoardDocuments(hocuspocus, store, journal, persistence, objectEvents, registry, messenger);
-  const zones = new ZoneSync(hocuspocus, messenger, documents, frames);
+  const documents = new BoardDocuments(hocuspocus, store, journal, persistence, objectEvents, registry, messenger, signals);
+  const zones = new ZoneSync(hocuspocus, messenger, documents, frames, signals);
+  signals.subscribe((signal) => applySocketSignal(signal, { messenger, documents, zones }));
   const agentSockets = new AgentSocketsAdapter({ registry, messenger, awareness: agentAwareness, clock });
   let sockets: { close(): void } | null = null;
 
@@ -143,4 +151,24 @@ export function createRealtime(deps: RealtimeDependencies): Realtime {
       await journal.close();
     },
   };
+}
+
+/** Does to this instance's sockets what another instance did to its own (socketSignals.ts). */
+function applySocketSignal(signal: SocketSignal, to: { messenger: SocketMessenger; documents: BoardDocuments; zones: ZoneSync }): void {
+  switch (signal.kind) {
+    case 'broadcast':
+      to.messenger.relay(signal.boardId, signal.message, signal.audience);
+      return;
+    case 'close-board':
+      to.documents.disconnectAllHere(signal.boardId, signal.reason);
+      return;
+    case 'close-user':
+      to.documents.disconnectUserHere(signal.boardId, signal.userId);
+      return;
+    case 'frame-changed':
+      to.zones.frameChangedHere(signal.boardId, signal.before && frameFromWire(signal.before), frameFromWire(signal.after));
+      return;
+    default:
+      assertNever(signal);
+  }
 }

@@ -1,7 +1,11 @@
 import type { Connection, Hocuspocus } from '@hocuspocus/server';
+import type { InstanceChannel } from '../store/instanceChannels.js';
+import { admits, EVERYONE, type Audience } from './audience.js';
 import { boardIdOfDocument } from './documentContext.js';
 import { SUBSCRIBABLE_EVENTS, type ServerMessage } from './messages.js';
+import type { PresenceRegistry } from './presenceRegistry.js';
 import type { SocketContext } from './socketContext.js';
+import type { SocketSignal } from './socketSignals.js';
 
 const subscribable = new Set<ServerMessage['type']>(SUBSCRIBABLE_EVENTS);
 
@@ -21,25 +25,46 @@ export function sendServerMessage(connection: Connection, message: ServerMessage
   if (isSubscribed(connection.context as SocketContext, message.type)) connection.sendStateless(JSON.stringify(message));
 }
 
-/** Sends server messages to sockets as Hocuspocus stateless messages, honouring `subscribe`. */
+/**
+ * Sends server messages to sockets as Hocuspocus stateless messages, honouring `subscribe`.
+ * A broadcast reaches the board's sockets on every instance (the other instances hear it
+ * through the socket signals).
+ */
 export class SocketMessenger {
-  constructor(private readonly hocuspocus: Hocuspocus) {}
+  constructor(
+    private readonly hocuspocus: Hocuspocus,
+    private readonly registry: PresenceRegistry,
+    private readonly signals: InstanceChannel<SocketSignal>,
+  ) {}
 
   send(connection: Connection, message: ServerMessage): void {
     sendServerMessage(connection, message);
   }
 
-  /** Sends to every connection of a board's main document that `include` accepts. */
-  broadcast(boardId: string, message: ServerMessage, include: (context: SocketContext) => boolean = () => true): void {
+  /**
+   * Sends to the audience among the connections of a board's main document, on every
+   * instance. Answers how many participants of this instance it reached.
+   */
+  broadcast(boardId: string, message: ServerMessage, audience: Audience = EVERYONE): number {
+    this.signals.publish({ kind: 'broadcast', boardId, message, audience });
+    return this.relay(boardId, message, audience);
+  }
+
+  /** A broadcast to this instance's sockets only (one another instance made). */
+  relay(boardId: string, message: ServerMessage, audience: Audience): number {
     const document = this.hocuspocus.documents.get(boardId);
-    if (!document) return;
+    if (!document) return 0;
+    const reached = new Set<string>();
     // Serialized and framed once for all (Hocuspocus shares the frame between sockets of one
     // address): every join is announced to everyone already there. Relayed, not broadcast:
     // these are this instance's own sockets, and no hook should see them.
     document.relayStateless(JSON.stringify(message), (connection) => {
       const context = connection.context as SocketContext;
-      return include(context) && isSubscribed(context, message.type);
+      if (!admits(audience, context, boardId, this.registry) || !isSubscribed(context, message.type)) return false;
+      if (context.participantKey) reached.add(context.participantKey);
+      return true;
     });
+    return reached.size;
   }
 
   /** Closes every socket connected to a board's documents (zone documents included). */

@@ -73,7 +73,7 @@ export class StatelessExtension implements Extension {
       message.type === 'frame:navigate'
         ? { type: 'frame:navigate', frameId: message.frameId, smooth: message.smooth ?? false, from }
         : { type: 'frame:lock', frameId: message.frameId, lockMode: message.lockMode, from };
-    this.deps.messenger.broadcast(context.grant.board.id, relayed, (other) => other.socketId !== context.socketId);
+    this.deps.messenger.broadcast(context.grant.board.id, relayed, { kind: 'everyone', except: context.socketId });
   }
 
   /**
@@ -94,7 +94,7 @@ export class StatelessExtension implements Extension {
     this.deps.messenger.broadcast(
       grant.board.id,
       { type: 'participant:location', user_id: presence.view.user_id, ...location },
-      (other) => other.grant?.role === 'host' && other.socketId !== context.socketId,
+      { kind: 'hosts', except: context.socketId },
     );
     if (fromFrameId === message.frameId) return;
     await this.deps.bus.publish('participant.moved', {

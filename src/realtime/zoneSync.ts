@@ -13,6 +13,8 @@ import { contains, isActiveZone, isZone, zoneAccess } from '../frames/zonePermis
 import type { BoardDocuments } from './boardDocuments.js';
 import { CloseEvents } from './closeEvents.js';
 import type { ServerMessage } from './messages.js';
+import { frameToWire, type SocketSignal } from './socketSignals.js';
+import type { InstanceChannel } from '../store/instanceChannels.js';
 import type { SocketContext } from './socketContext.js';
 import type { SocketMessenger } from './socketMessenger.js';
 import { viewerOf } from './viewer.js';
@@ -29,13 +31,21 @@ export class ZoneSync implements FrameChangeListener {
     private readonly messenger: SocketMessenger,
     private readonly documents: BoardDocuments,
     private readonly frames: FrameDirectory,
+    private readonly signals: InstanceChannel<SocketSignal>,
   ) {}
 
   async frameChanged(board: Board, before: Frame | null, after: Frame): Promise<void> {
-    this.frames.invalidate(board.id);
-    this.announce(board.id, before, after);
-    this.reauthorize(board.id, after);
+    this.signals.publish({ kind: 'frame-changed', boardId: board.id, before: before && frameToWire(before), after: frameToWire(after) });
+    this.frameChangedHere(board.id, before, after);
+    // The documents' changes reach the other instances as any change does.
     await this.gatherContent(board, before, after);
+  }
+
+  /** What a frame change does to this instance's sockets and caches. */
+  frameChangedHere(boardId: string, before: Frame | null, after: Frame): void {
+    this.frames.invalidate(boardId);
+    this.announce(boardId, before, after);
+    this.reauthorize(boardId, after);
   }
 
   private announce(boardId: string, before: Frame | null, after: Frame): void {

@@ -46,6 +46,41 @@ export class DocumentStore {
   }
 
   /**
+   * Compacts a document from what is stored, not from any instance's memory: its snapshot and
+   * every log row, applied to a fresh document (so deleted content is garbage-collected),
+   * become the new snapshot, and the rows it covers go. Several instances can hold one
+   * document, each missing rows the others appended lately; a snapshot of one instance's
+   * memory could drop those rows, this one cannot. Compactions of one document run one at a
+   * time (an advisory lock on PostgreSQL; SQLite has one writer).
+   */
+  async compactStored(name: string): Promise<void> {
+    await this.database.prisma.$transaction(
+      async (tx) => {
+        if (this.database.flavour === 'postgres') {
+          await tx.$queryRawUnsafe('SELECT 1 AS locked FROM (SELECT pg_advisory_xact_lock(hashtextextended($1, 0))) AS lock', name);
+        }
+        const snapshot = await tx.documentSnapshot.findUnique({ where: { name }, select: { state: true, uptoSeq: true } });
+        const rows = await tx.documentUpdate.findMany({ where: { name }, orderBy: { seq: 'asc' }, select: { seq: true, update: true } });
+        if (rows.length === 0) return;
+        const doc = new Y.Doc();
+        if (snapshot) Y.applyUpdate(doc, snapshot.state);
+        for (const row of rows) Y.applyUpdate(doc, row.update);
+        const state = Buffer.from(Y.encodeStateAsUpdate(doc));
+        doc.destroy();
+        const uptoSeq = rows.at(-1)!.seq;
+        const updatedAt = new Date();
+        await tx.documentSnapshot.upsert({
+          where: { name },
+          create: { name, boardId: boardIdOfDocumentName(name), state, uptoSeq, updatedAt },
+          update: { state, uptoSeq, updatedAt },
+        });
+        await tx.documentUpdate.deleteMany({ where: { name, seq: { lte: uptoSeq } } });
+      },
+      { timeout: 30_000 },
+    );
+  }
+
+  /**
    * Stores a repaired state covering every log row up to `uptoSeq`, unless a snapshot reaching
    * further was stored meanwhile (by the live document, which holds those rows and was
    * repaired when it loaded): that one must not be replaced by an older state. Returns

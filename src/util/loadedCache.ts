@@ -43,6 +43,10 @@ export class LoadedCache<K, V> {
     this.entries.delete(key);
   }
 
+  clear(): void {
+    this.entries.clear();
+  }
+
   private makeRoom(): void {
     if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as K);
   }

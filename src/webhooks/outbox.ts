@@ -106,6 +106,12 @@ export class WebhookOutbox {
     this.subscriptions.delete(organizationId);
   }
 
+  /** Forgets every cached subscription and board target (changes made elsewhere may have been missed). */
+  forgetAll(): void {
+    this.subscriptions.clear();
+    this.boards.clear();
+  }
+
   /** Forgets a board's cached webhook target (after its webhook_url changed). */
   boardChanged(boardId: string): void {
     this.boards.delete(boardId);

@@ -24,6 +24,8 @@ export interface WebhooksOptions {
   retryDelaysMs: number[];
   /** The `webhooks_daily` quota. */
   quotas: WebhookQuota;
+  /** Told when an organization's subscriptions change here (other instances drop theirs). */
+  onSubscriptionsChanged?: (organizationId: string) => void;
 }
 
 /** What webhooks need from quotas: plans without deliveries may not subscribe; deliveries are counted per day. */
@@ -39,19 +41,27 @@ export interface Webhooks {
   boardKeys: BoardWebhookKeys;
   /** A board's settings or existence changed: its cached webhook target is dropped. */
   boardChanged(boardId: string): void;
+  /** An organization's subscriptions changed (on another instance): the cached ones are dropped. */
+  subscriptionsChanged(organizationId: string): void;
+  /** Drops every cached subscription and board target. */
+  forgetCached(): void;
   start(): void;
   stop(): Promise<void>;
 }
 
 export function createWebhooks(options: WebhooksOptions): Webhooks {
   const logger = options.logger.child({ component: 'webhooks' });
+  const subscriptionsChanged = (organizationId: string) => {
+    outbox.subscriptionsChanged(organizationId);
+    options.onSubscriptionsChanged?.(organizationId);
+  };
   const secrets = new SecretBox(options.serverSecret);
   // Its calls come once deliveries run (after start()), when the outbox below exists.
   const health = new SubscriptionHealth({
     db: options.db,
     clock: options.clock,
     logger,
-    onDisabled: (organizationId) => outbox.subscriptionsChanged(organizationId),
+    onDisabled: subscriptionsChanged,
   });
   const dispatcher = new WebhookDispatcher({
     deliveryLog: options.deliveryLog,
@@ -76,7 +86,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
     secrets,
     health,
     allowPrivateTargets: options.allowPrivateTargets,
-    onChange: (organizationId) => outbox.subscriptionsChanged(organizationId),
+    onChange: subscriptionsChanged,
     quotas: options.quotas,
   });
   let unsubscribe: (() => void) | null = null;
@@ -92,6 +102,8 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       boardCreated: (boardId, target) => outbox.boardCreated(boardId, target),
     },
     boardChanged: (boardId) => outbox.boardChanged(boardId),
+    subscriptionsChanged: (organizationId) => outbox.subscriptionsChanged(organizationId),
+    forgetCached: () => outbox.forgetAll(),
     start() {
       unsubscribe = options.bus.subscribe(outbox.onEvent, outbox.wants);
       dispatcher.start();

@@ -1,0 +1,62 @@
+import type { Extension } from '@hocuspocus/server';
+import { soloChannels, type InstanceChannels } from '../store/instanceChannels.js';
+import type { Logger } from '../logger.js';
+import { RedisChannels } from '../store/redisChannels.js';
+import { snapshotFromMemory, type SnapshotWriter } from './persistenceExtension.js';
+
+/**
+ * Whether this instance runs alone or as one of several: the only difference is what is
+ * plugged in here (DESIGN.md section 1, Scale-out). Several instances share PostgreSQL and
+ * Redis, and any of them serves any board.
+ */
+export interface InstanceMode {
+  kind: 'single' | 'multi';
+  /** Signals to and from the other instances (sockets, caches). */
+  channels: InstanceChannels;
+  /** Hocuspocus extensions that carry documents and awareness between instances. */
+  documentExtensions: Extension[];
+  /** How a live document's snapshot is written (persistenceExtension.ts). */
+  writeSnapshot: SnapshotWriter;
+  close(): Promise<void>;
+}
+
+export const singleInstance: InstanceMode = {
+  kind: 'single',
+  channels: soloChannels,
+  documentExtensions: [],
+  writeSnapshot: snapshotFromMemory,
+  close: async () => {},
+};
+
+/**
+ * Several instances over Redis: @hocuspocus/extension-redis carries document updates and
+ * awareness (a load waits for the state other instances hold in memory), the instance
+ * channels carry the rest. Each update is persisted once, by the instance that received it
+ * (PersistenceExtension skips updates that came through Redis), and snapshots are compacted
+ * from the store, which holds every instance's updates.
+ */
+export async function multiInstance(options: { redisUrl: string; keyPrefix: string; logger: Logger }): Promise<InstanceMode> {
+  const { redisUrl, keyPrefix, logger } = options;
+  const channels = await RedisChannels.open(redisUrl, `${keyPrefix}signals:`, logger);
+  const [{ Redis: DocumentFanOut }, { Redis }] = await Promise.all([import('@hocuspocus/extension-redis'), import('ioredis')]);
+  const fanOut = new DocumentFanOut({
+    // The extension is built against ioredis 5; the client API it uses is the same in 6.
+    createClient: () => {
+      const client = new Redis(redisUrl);
+      client.on('error', (error) => logger.warn({ err: error }, 'document fan-out: Redis error'));
+      return client as never;
+    },
+    identifier: channels.instanceId,
+    prefix: `${keyPrefix}documents`,
+  });
+  return {
+    kind: 'multi',
+    channels,
+    documentExtensions: [fanOut],
+    writeSnapshot: (store, name) => store.compactStored(name),
+    async close() {
+      await fanOut.onDestroy();
+      await channels.close();
+    },
+  };
+}

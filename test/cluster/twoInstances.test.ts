@@ -1,0 +1,160 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createBoard, postFrame } from '../helpers/fixtures.js';
+import { addObject, connectBoardClient, type BoardClient } from '../helpers/realtimeClient.js';
+import { createTestDatabase, postgresServerUrl, type TestDatabase } from '../helpers/testDatabase.js';
+import { eventually, startTestServer, type TestServer } from '../helpers/testServer.js';
+
+/**
+ * DESIGN.md section 1 (Scale-out): two instances on one PostgreSQL database and one Redis.
+ * Any instance serves any board: clients of one board on different instances converge live,
+ * and what one instance does to a board's sockets reaches the sockets on the other.
+ */
+const REDIS_URL = process.env.REDIS_URL;
+const runs = Boolean(REDIS_URL && postgresServerUrl());
+
+describe.skipIf(!runs)('two instances on PostgreSQL and Redis (needs DATABASE_URL=postgresql://… and REDIS_URL)', () => {
+  let database: TestDatabase;
+  let first: TestServer;
+  let second: TestServer;
+  const clients: BoardClient[] = [];
+
+  beforeAll(async () => {
+    database = await createTestDatabase('postgres');
+    // The instances of one deployment share a prefix; this run's own keeps other runs out.
+    const env = { REDIS_URL: REDIS_URL!, CLUSTER_KEY_PREFIX: `wb:test:${randomBytes(6).toString('hex')}:` };
+    first = await startTestServer({ database, env });
+    second = await startTestServer({ database, env });
+  });
+
+  afterEach(() => {
+    for (const client of clients.splice(0)) client.destroy();
+  });
+
+  afterAll(async () => {
+    await second?.stop();
+    await first?.stop();
+    await database?.drop();
+  });
+
+  /** A board made through the first instance, as its organization. */
+  const newBoard = () => createBoard(first, 'Cluster');
+
+  function connect(server: TestServer, link: string, name: string, params: Record<string, string> = {}): BoardClient {
+    const client = connectBoardClient({ url: server.socketUrl(link, params), name });
+    clients.push(client);
+    return client;
+  }
+
+  const objectIds = (client: BoardClient) => [...client.doc.getMap('objects').keys()];
+
+  it('converges the clients of one board on different instances, edits and awareness, live', async () => {
+    const board = await newBoard();
+    const onFirst = connect(first, board.access_links.host, board.board_uuid);
+    const onSecond = connect(second, board.access_links.guest, board.board_uuid);
+    await Promise.all([onFirst.saved(), onSecond.saved()]);
+
+    addObject(onFirst.doc, { id: 'from-first', x: 10, y: 10 });
+    addObject(onSecond.doc, { id: 'from-second', x: 20, y: 20 });
+    await eventually(() => objectIds(onFirst).includes('from-second') && objectIds(onSecond).includes('from-first'));
+
+    onFirst.provider.setAwarenessField('user', { name: 'Teacher on the first' });
+    await eventually(() =>
+      [...onSecond.provider.awareness!.getStates().values()].some((state) => (state.user as { name?: string } | undefined)?.name === 'Teacher on the first'),
+    );
+  });
+
+  it('writes each acknowledged update once, on the instance that received it', async () => {
+    const board = await newBoard();
+    const onFirst = connect(first, board.access_links.host, board.board_uuid);
+    const onSecond = connect(second, board.access_links.guest, board.board_uuid);
+    await Promise.all([onFirst.saved(), onSecond.saved()]);
+    const marker = `once-${randomUUID()}`;
+    addObject(onFirst.doc, { id: marker, x: 1, y: 1 });
+    await onFirst.saved();
+    await eventually(() => objectIds(onSecond).includes(marker));
+
+    const rows = await updateRowsHolding(database.url, board.board_uuid, marker);
+    expect(rows).toBe(1);
+  });
+
+  it('shows a REST write made on one instance to sockets on the other', async () => {
+    const board = await newBoard();
+    const onFirst = connect(first, board.access_links.guest, board.board_uuid);
+    await onFirst.saved();
+    const created = await second.api('POST', `/boards/${board.board_uuid}/objects`, { type: 'sticky', data: { text: 'via REST' }, position: { x: 5, y: 5 } }, { 'x-api-key': first.apiKey });
+    expect(created.status).toBe(201);
+    await eventually(() => objectIds(onFirst).includes(created.body.id));
+  });
+
+  it('announces a participant who joins on one instance to the sockets on the other', async () => {
+    const board = await newBoard();
+    const onFirst = connect(first, board.access_links.host, board.board_uuid);
+    await onFirst.saved();
+    const onSecond = connect(second, board.access_links.guest, board.board_uuid, { user_id: 'guest-on-second' });
+    await onSecond.saved();
+    await eventually(() => onFirst.messages.some((message) => message.type === 'participant:joined' && message.participant?.user_id === 'guest-on-second'));
+  });
+
+  it('closes the sockets on both instances when a session ends on one', async () => {
+    const board = await newBoard();
+    const onFirst = connect(first, board.access_links.guest, board.board_uuid);
+    const onSecond = connect(second, board.access_links.guest, board.board_uuid);
+    await Promise.all([onFirst.saved(), onSecond.saved()]);
+    const ended = await first.api('POST', `/boards/${board.board_uuid}/end-session`);
+    expect(ended.status).toBe(200);
+    await eventually(() => onSecond.closes.some((close) => close.code === 4000) && onFirst.closes.some((close) => close.code === 4000));
+  });
+
+  it('closes the sockets on the other instance when a board is deleted, and keeps nothing of it', async () => {
+    const board = await newBoard();
+    const onSecond = connect(second, board.access_links.guest, board.board_uuid);
+    await onSecond.saved();
+    addObject(onSecond.doc, { id: 'before-delete', x: 1, y: 1 });
+    await onSecond.saved();
+    const deleted = await first.api('DELETE', `/boards/${board.board_uuid}`);
+    expect(deleted.status).toBe(204);
+    await eventually(() => onSecond.closes.some((close) => close.code === 4404));
+    expect(await updateRowsHolding(database.url, board.board_uuid, '')).toBe(0);
+  });
+
+  it('closes a zone document on the other instance the moment its zone turns hidden', async () => {
+    const board = await newBoard();
+    const zone = await postFrame(first, board.board_uuid, { name: 'Ada', bounds_x: 0, bounds_y: 0, assigned_user_id: 'ada', zone_visibility: 'visible' });
+    const zoneName = `${board.board_uuid}/zones/${zone.id}`;
+    // A classmate reads the visible zone through the second instance.
+    const classmate = (await first.personalLink(board.board_uuid, 'bob')).link;
+    const onBoard = connect(second, classmate, board.board_uuid);
+    const onZone = watchZone(connect(second, classmate, zoneName));
+    await Promise.all([onBoard.saved(), onZone.client.synced()]);
+
+    const hidden = await first.api('PATCH', `/boards/${board.board_uuid}/frames/${zone.id}`, { zone_visibility: 'hidden' });
+    expect(hidden.status).toBe(200);
+    await eventually(() => onBoard.messages.some((message) => message.type === 'frame:deleted' && message.frame?.id === zone.id));
+    await eventually(() => onZone.closes.includes('zone-forbidden'));
+    // Opening it again through the second instance is refused: its frames are current there too.
+    const again = watchZone(connect(second, classmate, zoneName));
+    await eventually(() => again.refusals.length > 0);
+  });
+});
+
+/** A zone-document client with the reasons the server gave for closing or refusing that document. */
+function watchZone(client: BoardClient): { client: BoardClient; closes: string[]; refusals: string[] } {
+  const watched = { client, closes: [] as string[], refusals: [] as string[] };
+  client.provider.on('close', ({ event }: { event: { reason: string } }) => watched.closes.push(String(event.reason)));
+  client.provider.on('authenticationFailed', ({ reason }: { reason: string }) => watched.refusals.push(reason));
+  return watched;
+}
+
+/** How many update-log rows of a board's documents hold `text` (every row when it is empty). */
+async function updateRowsHolding(url: string, boardId: string, text: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const rows = await client.query<{ update: Buffer }>('SELECT "update" FROM "document_updates" WHERE "name" = $1 OR "name" LIKE $2', [boardId, `${boardId}/%`]);
+    return rows.rows.filter((row) => row.update.toString('latin1').includes(text)).length;
+  } finally {
+    await client.end();
+  }
+}
