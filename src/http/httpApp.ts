@@ -1,6 +1,7 @@
 import express, { Router, type Express } from 'express';
 import type { Logger } from '../logger.js';
 import { errorHandler, notFoundHandler } from './errorBody.js';
+import { apiDescriptionRoutes } from './openapi/apiDescriptionRoutes.js';
 import { rejectUnreadablePath } from './pathGuard.js';
 import { requestContext } from './requestContext.js';
 
@@ -25,6 +26,8 @@ export function createHttpApp({ logger, now, api, pages }: HttpAppParts): Expres
   app.use(rejectUnreadablePath);
   app.use(express.json({ limit: JSON_BODY_LIMIT, type: ['application/json', 'application/*+json'] }));
 
+  // `GET /api/v1/openapi.json` and the docs page at `/docs`: public, before the API's credentials.
+  app.use(apiDescriptionRoutes());
   app.use('/api/v1', api);
   app.use(pages);
   app.use(notFoundHandler);

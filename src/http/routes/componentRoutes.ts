@@ -41,7 +41,7 @@ export function componentRoutes(components: ComponentService, apiKeys: ApiKeyAut
 }
 
 /** The query of `GET /boards/<id>/component-manifest`. */
-const manifestQuerySchema = {
+export const manifestQuerySchema = {
   type: 'object',
   required: ['url'],
   properties: { url: { type: 'string', minLength: 1, maxLength: 2_048 } },
