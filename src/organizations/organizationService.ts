@@ -143,7 +143,13 @@ export class OrganizationService {
       if (existing.plan !== plan) await this.changePlan(existing.id, plan);
       return { created: false };
     }
-    await this.create({ name: 'Bootstrap organization', plan, apiKey });
+    try {
+      await this.create({ name: 'Bootstrap organization', plan, apiKey });
+    } catch (error) {
+      // Instances starting together on a fresh database: another one created it first.
+      if ((error as { code?: string }).code === 'P2002' && (await this.authenticate(apiKey))) return { created: false };
+      throw error;
+    }
     return { created: true };
   }
 

@@ -25,9 +25,12 @@ function statements(sql: string): string[] {
  */
 export async function migrate(database: Database): Promise<string[]> {
   const { prisma, flavour } = database;
-  await prisma.$executeRawUnsafe(
-    'CREATE TABLE IF NOT EXISTS "_app_migrations" ("name" TEXT PRIMARY KEY, "applied_at" TEXT NOT NULL)',
-  );
+  // Under the lock too: instances starting together on an empty PostgreSQL database would
+  // otherwise race in `CREATE TABLE IF NOT EXISTS` (a duplicate key in `pg_type`).
+  await prisma.$transaction(async (tx) => {
+    if (flavour === 'postgres') await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(${POSTGRES_MIGRATION_LOCK})`);
+    await tx.$executeRawUnsafe('CREATE TABLE IF NOT EXISTS "_app_migrations" ("name" TEXT PRIMARY KEY, "applied_at" TEXT NOT NULL)');
+  });
   const folder = `${MIGRATIONS_ROOT}${flavour}`;
   const available = readdirSync(folder).filter((name) => /^\d{4}_/.test(name)).sort();
   const applied: string[] = [];
