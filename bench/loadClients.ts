@@ -85,9 +85,10 @@ export function liteClient(url: string, documentName: string, token: string, id:
 
 /**
  * A real provider client; it also records the fan-out latency of every update it receives
- * (and, given `arrivals`, when each arrived, on the same `performance.now()` clock).
+ * (and, given `arrivals`, when each arrived, on the same `performance.now()` clock; given
+ * `senders`, the id of the client whose object changed).
  */
-export function realClient(url: string, documentName: string, token: string, id: string, latencies: number[], arrivals?: number[]): LoadClient {
+export function realClient(url: string, documentName: string, token: string, id: string, latencies: number[], arrivals?: number[], senders?: string[]): LoadClient {
   const socket = new HocuspocusProviderWebsocket({ url, WebSocketPolyfill: WebSocket });
   const doc = new Y.Doc();
   let acks = 0;
@@ -108,6 +109,7 @@ export function realClient(url: string, documentName: string, token: string, id:
       if (!data?.t) continue;
       latencies.push(now - data.t);
       arrivals?.push(now);
+      senders?.push(String(event.path[0]));
     }
   });
   let mine: Y.Map<unknown> | null = null;
