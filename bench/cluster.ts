@@ -1,12 +1,13 @@
 /**
- * npm run bench:cluster [-- --clients 200 --seconds 20 --rate 2 --real 4 --rounds 1 --skip-build]
+ * npm run bench:cluster [-- --clients 200 --seconds 20 --rate 2 --real 4 --rounds 1 --placement shared|spread --skip-build]
  *
  * One board's clients on one instance, then the same clients split over two instances
  * (multi-instance mode: PostgreSQL and Redis), the same load in one run. Needs
  * DATABASE_URL=postgresql://… and REDIS_URL. Both layouts run the compiled service
- * (dist/main.js) with every server process pinned to core 1 and this generator on core 0, so
- * the two instances share the one core the single instance has: the figures show what
- * clustering costs at the same CPU, not what a second machine adds. Each client changes its
+ * (dist/main.js); the single instance is pinned to core 1 and this generator to core 0. With
+ * `--placement shared` (the default) both instances of the second layout share core 1, so the
+ * figures show what clustering costs at the same CPU; with `spread` the second instance runs on
+ * core 0 beside the generator, closer to two machines on a machine that has two cores. Each client changes its
  * object `rate` times a second; `real` of them are real providers (spread over the instances)
  * that measure fan-out latency, split by whether the sender was on the same instance.
  */
@@ -26,6 +27,7 @@ const { values } = parseArgs({
     rate: { type: 'string', default: '2' },
     real: { type: 'string', default: '4' },
     rounds: { type: 'string', default: '1' },
+    placement: { type: 'string', default: 'shared' },
     'skip-build': { type: 'boolean', default: false },
   },
 });
@@ -36,6 +38,7 @@ const REAL = Number(values.real);
 const ROUNDS = Number(values.rounds);
 const REDIS_URL = process.env.REDIS_URL;
 const PIN = availableParallelism() > 1;
+const PLACEMENT = values.placement === 'spread' ? 'spread' : 'shared';
 const CONNECT_CONCURRENCY = 50;
 
 interface Instance {
@@ -55,9 +58,9 @@ interface LayoutResult {
   loadavg: string;
 }
 
-function startInstance(env: Record<string, string>): Promise<Instance> {
+function startInstance(env: Record<string, string>, core: number): Promise<Instance> {
   const args = ['dist/main.js'];
-  const [command, argv] = PIN ? ['taskset', ['-c', '1', process.execPath, ...args]] : [process.execPath, args];
+  const [command, argv] = PIN ? ['taskset', ['-c', String(core), process.execPath, ...args]] : [process.execPath, args];
   const child = spawn(command, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let output = '';
@@ -150,7 +153,7 @@ async function runLayout(count: 1 | 2, onCleanup: (stop: () => Promise<void>) =>
     await database.drop();
   };
   onCleanup(stop);
-  for (let i = 0; i < count; i += 1) instances.push(await startInstance(env));
+  for (let i = 0; i < count; i += 1) instances.push(await startInstance(env, i === 1 && PLACEMENT === 'spread' ? 0 : 1));
   const board = await createBoard(instances[0]!, apiKey);
   const measured = { latencies: [] as number[], senders: [] as string[], receivers: [] as number[] };
   const connectStart = performance.now();
@@ -189,7 +192,8 @@ const fixed = (value: number, digits = 1) => (Number.isFinite(value) ? value.toF
 const triple = (list: number[]) => `${fixed(percentile(list, 50))} / ${fixed(percentile(list, 95))} / ${fixed(percentile(list, 99))}`;
 
 function print(results: LayoutResult[]): void {
-  console.log(`\n### ${CLIENTS} clients on one board, ${RATE}/s each, ${SECONDS} s, PostgreSQL${PIN ? ', every instance on core 1, generator on core 0' : ''}\n`);
+  const placement = PLACEMENT === 'shared' ? 'every instance on core 1' : 'the first instance on core 1, the second on core 0 with the generator';
+  console.log(`\n### ${CLIENTS} clients on one board, ${RATE}/s each, ${SECONDS} s, PostgreSQL${PIN ? `, ${placement}, generator on core 0` : ''}\n`);
   console.log('| layout | connect ms | fan-out p50 / p95 / p99 ms (all) | same instance p50 / p95 / p99 | cross-instance p50 / p95 / p99 | applied per s | CPU µs per update (all instances) | load avg |');
   console.log('|---|---|---|---|---|---|---|---|');
   for (const r of results) {

@@ -1,0 +1,70 @@
+import { Redis as RedisExtension } from '@hocuspocus/extension-redis';
+import { isTransactionOrigin, OutgoingMessage, type afterUnloadDocumentPayload, type onChangePayload } from '@hocuspocus/server';
+import { Redis } from 'ioredis';
+import type { Logger } from '../logger.js';
+
+/** How often a document that keeps changing sends its state vector to the other instances. */
+const STATE_VECTOR_INTERVAL_MS = 1_000;
+
+/**
+ * @hocuspocus/extension-redis, which carries document updates and awareness between
+ * instances, with two changes:
+ * - no lock around storing: that lock lets one instance store a document and makes the others
+ *   skip (logging a line each time). Here every update is stored by the instance that received
+ *   it, and compactions of a document are serialized by the store (DocumentStore.compactStored);
+ * - a change goes out as the update itself. The extension sends only a state vector per change
+ *   and lets the other instances ask for what they lack: three trips through Redis before a
+ *   change reaches them. The state vector still goes out, at most once a second per document,
+ *   and repairs whatever an instance missed (pub/sub delivers at most once).
+ */
+class DocumentFanOut extends RedisExtension {
+  /** When each document last sent its state vector. */
+  private readonly stateSentAt = new Map<string, number>();
+
+  constructor(
+    options: ConstructorParameters<typeof RedisExtension>[0],
+    private readonly logger: Logger,
+  ) {
+    super(options);
+  }
+
+  override async onStoreDocument(): Promise<void> {}
+
+  override async onChange(data: onChangePayload): Promise<void> {
+    if (isTransactionOrigin(data.transactionOrigin) && data.transactionOrigin.source === 'redis') return;
+    const message = new OutgoingMessage(data.documentName).createSyncMessage().writeUpdate(data.update).toUint8Array();
+    // The extension's frame: its sender's identifier first (receivers skip their own), then the message.
+    const frame = Buffer.concat([this.messagePrefix, message]);
+    const publisher = this.pub as unknown as { publish(channel: string, message: Buffer): Promise<number> };
+    publisher.publish(`${this.configuration.prefix}:${data.documentName}`, frame).catch((error: unknown) => {
+      this.logger.warn({ err: error, document: data.documentName }, 'document fan-out: update not published');
+    });
+    const now = Date.now();
+    if (now - (this.stateSentAt.get(data.documentName) ?? 0) < STATE_VECTOR_INTERVAL_MS) return;
+    this.stateSentAt.set(data.documentName, now);
+    await super.onChange(data);
+  }
+
+  override async afterUnloadDocument(data: afterUnloadDocumentPayload): Promise<void> {
+    this.stateSentAt.delete(data.documentName);
+    await super.afterUnloadDocument(data);
+  }
+}
+
+/** The document fan-out of one instance, named `identifier`, under the deployment's key prefix. */
+export function documentFanOut(options: { redisUrl: string; identifier: string; prefix: string; logger: Logger }): DocumentFanOut {
+  const { redisUrl, identifier, prefix, logger } = options;
+  return new DocumentFanOut(
+    {
+      // The extension is built against ioredis 5; the client API it uses is the same in 6.
+      createClient: () => {
+        const client = new Redis(redisUrl);
+        client.on('error', (error) => logger.warn({ err: error }, 'document fan-out: Redis error'));
+        return client as never;
+      },
+      identifier,
+      prefix,
+    },
+    logger,
+  );
+}
