@@ -45,7 +45,8 @@ export async function multiInstance(options: { redisUrl: string; keyPrefix: stri
     documentExtensions: [fanOut],
     writeSnapshot: (store, name) => store.compactStored(name),
     async close() {
-      await fanOut.onDestroy();
+      // Its Redis connections may be down (Redis unreachable): shutting down goes on regardless.
+      await fanOut.onDestroy().catch((error: unknown) => logger.warn({ err: error }, 'document fan-out: not closed cleanly'));
       await channels.close();
     },
   };

@@ -3,6 +3,9 @@ import type { Redis } from 'ioredis';
 import type { InstanceChannel, InstanceChannels } from './instanceChannels.js';
 import type { Logger } from '../logger.js';
 
+/** How long start waits for the channels' subscription before going on without it. */
+const SUBSCRIBE_WAIT_MS = 2_000;
+
 /** A published signal: which instance sent it (each skips its own), and the signal as JSON. */
 interface Envelope {
   from: string;
@@ -65,9 +68,19 @@ export class RedisChannels implements InstanceChannels {
     this.reconnectListeners.push(listener);
   }
 
-  /** Resolves once every channel asked for so far is subscribed. */
+  /**
+   * Resolves once every channel asked for so far is subscribed, or after a few seconds with a
+   * warning: an instance starts while Redis is unreachable, and hears the others once it is back.
+   */
   async ready(): Promise<void> {
-    if (this.handlers.size > 0) await this.subscriber.subscribe(...this.handlers.keys());
+    if (this.handlers.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), SUBSCRIBE_WAIT_MS)));
+    const subscribed = this.subscriber.subscribe(...this.handlers.keys()).then(() => 'subscribed' as const);
+    subscribed.catch(() => undefined);
+    const outcome = await Promise.race([subscribed, late]).catch(() => 'late' as const);
+    clearTimeout(timer);
+    if (outcome === 'late') this.logger.warn('instance channels: Redis unreachable; this instance hears the others once it is back');
   }
 
   async close(): Promise<void> {
