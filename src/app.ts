@@ -47,6 +47,7 @@ import type { DocumentStore } from './store/documentStore.js';
 import { migrate } from './store/migrator.js';
 import { serverSecret } from './store/secrets.js';
 import { createWebhooks, type Webhooks } from './webhooks/webhooks.js';
+import { createObservability } from './observability/observability.js';
 
 export interface AppOptions {
   config: AppConfig;
@@ -93,6 +94,12 @@ export async function startApp(options: AppOptions): Promise<App> {
   if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
 
   const db = database.prisma;
+  const observability = createObservability({
+    metricsToken: config.metricsToken,
+    pendingDeliveries: () => db.webhookDelivery.count({ where: { status: 'pending' } }),
+    now: () => clock.now(),
+    logger,
+  });
   const instance = config.redisUrl ? await multiInstance({ redisUrl: config.redisUrl, keyPrefix: config.clusterKeyPrefix, logger }) : singleInstance;
   const caches = instance.channels.channel<CacheSignal>(CACHE_SIGNALS_CHANNEL);
   const bus = new EventBus(clock, logger);
@@ -133,6 +140,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     socketMessages,
     componentManifests: components.manifests,
     instance,
+    observers: observability.realtime,
   });
   online = { count: (boardId) => realtime.participantsOnline(boardId), boards: () => realtime.boardsOnline() };
 
@@ -157,6 +165,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     retryDelaysMs: config.webhookRetryDelaysMs,
     quotas,
     onSubscriptionsChanged: (organizationId) => caches.publish({ kind: 'webhook-subscriptions', organizationId }),
+    attempts: observability.webhookAttempts,
   });
   const boards = new BoardService({
     db,
@@ -190,6 +199,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     consumeAiRequest: (organizationId) => quotas.consumeFor(organizationId, 'ai_requests_monthly'),
     llm: config.llm,
     tickMs: config.agentTickMs,
+    runs: observability.agentRuns,
   });
   const links = new ParticipantLinks({ db, clock, tokens, boards, appUrl, sockets: realtime.documents });
   const frames = new FrameService({ db, directory: frameDirectory, clock, boards, documents: realtime.documents, listener: realtime.zones, links });
@@ -239,7 +249,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     webhooks.forgetCached();
   });
   await instance.channels.ready();
-  server.on('request', answerProbesFirst(probeChecks, logger, app));
+  server.on('request', observability.answerMetricsFirst(answerProbesFirst(probeChecks, logger, observability.observeHttp(app))));
   realtime.listen(server);
   expirySweeper.start();
   webhooks.start();

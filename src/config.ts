@@ -47,6 +47,11 @@ export interface AppConfig {
   llm?: { baseUrl: string; apiKey: string; model: string; timeoutMs: number };
   /** How often the agent runtime looks at the clock (idle, timer ticks, schedules). @default 5000 */
   agentTickMs: number;
+  /**
+   * Guards `GET /metrics`: when set, a scrape must send `Authorization: Bearer <token>`. Unset, the
+   * metrics are served to anyone who reaches the port: keep them off the public network then.
+   */
+  metricsToken?: string;
 }
 
 /** Requests allowed per API key; 0 turns that limit off. */
@@ -130,6 +135,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     upgradeUrl: env.UPGRADE_URL || undefined,
     llm: llmSettings(env),
     agentTickMs: integer(env.AGENT_TICK_MS, 5_000, 'AGENT_TICK_MS') || 5_000,
+    metricsToken: env.METRICS_TOKEN || undefined,
     rateLimits: {
       perMinute: integer(env.RATE_LIMIT_PER_MINUTE, 100, 'RATE_LIMIT_PER_MINUTE'),
       perHour: integer(env.RATE_LIMIT_PER_HOUR, 1_000, 'RATE_LIMIT_PER_HOUR'),

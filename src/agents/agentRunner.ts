@@ -55,6 +55,16 @@ export interface AgentRunnerDependencies {
   consumeAiRequest(organizationId: string): Promise<void>;
   /** Called when an agent starts or stops thinking (presence shows it). */
   thinkingChanged(agent: Agent, thinking: boolean): void;
+  /** Told of every run as it is logged (metrics). */
+  runs?: AgentRunObserver;
+}
+
+/** How a logged run ended: acted, tried and failed, or did not act (refused, rate, budget). */
+export type AgentRunOutcome = 'succeeded' | 'failed' | 'refused';
+
+/** What the runner tells observability (metrics) of each run it logs. */
+export interface AgentRunObserver {
+  runLogged(outcome: AgentRunOutcome, tokensUsed: number): void;
 }
 
 /**
@@ -253,6 +263,7 @@ export class AgentRunner {
   private async logRefusal(request: RunRequest, message: string): Promise<RunOutcome> {
     const outcome = { shouldAct: false, success: false, result: {}, errorMessage: message, reasoning: `Did not act: ${message}`, params: request.params, tokensUsed: 0 };
     const id = randomUUID();
+    this.deps.runs?.runLogged('refused', 0);
     await this.writes.run(request.agent.id, () => this.log.add({ row: logRow(id, request, outcome, 0, this.deps.clock.now()) }));
     return { id, ...outcome };
   }
@@ -281,6 +292,7 @@ export class AgentRunner {
       });
     }
     const row = logRow(id, request, outcome, latencyMs, now);
+    this.deps.runs?.runLogged(outcome.shouldAct ? (outcome.success ? 'succeeded' : 'failed') : 'refused', outcome.tokensUsed);
     return this.writes
       .run(agent.id, () => this.log.add({ row, ...(current ? { memory: JSON.stringify(memory) } : {}) }))
       .then(() => ({ id, shouldAct: outcome.shouldAct, success: outcome.success, result: outcome.result, errorMessage: outcome.errorMessage, tokensUsed: outcome.tokensUsed }));

@@ -13,6 +13,7 @@ import { BoardAssistant } from './boardAssistant.js';
 import { createLlmEngine } from './content/llmEngine.js';
 import { createRuleEngine } from './content/ruleEngine.js';
 import type { ContentEngine } from './content/contentTypes.js';
+import type { AgentRunObserver } from './agentRunner.js';
 import type { AgentFrames, AgentSockets } from './ports.js';
 
 export interface AgentsOptions {
@@ -29,6 +30,8 @@ export interface AgentsOptions {
   /** `LLM_*` settings; unset = the built-in rule engine. */
   llm?: { baseUrl: string; apiKey: string; model: string; timeoutMs: number };
   tickMs?: number;
+  /** Told of every agent run logged (metrics). */
+  runs?: AgentRunObserver;
 }
 
 /** The agents domain, assembled: the Agents API's service and the runtime that runs them. */

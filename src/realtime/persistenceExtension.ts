@@ -41,6 +41,14 @@ const COMPACT_AFTER_UPDATES = 500;
  */
 export type SnapshotWriter = (store: DocumentStore, name: string, state: Uint8Array, uptoSeq: number) => Promise<void>;
 
+/** What persistence tells observability (metrics) of document loads; nothing by default. */
+export interface DocumentLoadObserver {
+  /** A document's load from the store took `durationMs` and ended as `outcome`. */
+  documentLoaded(durationMs: number, outcome: 'loaded' | 'failed'): void;
+}
+
+const LOADS_NOT_OBSERVED: DocumentLoadObserver = { documentLoaded: () => undefined };
+
 /** The snapshot of the one instance that holds every update of its documents. */
 export const snapshotFromMemory: SnapshotWriter = (store, name, state, uptoSeq) => store.saveSnapshot(name, state, uptoSeq);
 
@@ -66,6 +74,7 @@ export class PersistenceExtension implements Extension {
     private readonly journal: UpdateJournal,
     private readonly logger: Logger,
     writeSnapshot: SnapshotWriter = snapshotFromMemory,
+    private readonly loads: DocumentLoadObserver = LOADS_NOT_OBSERVED,
   ) {
     this.loader = new DocumentLoader(store, logger);
     this.database = new Database({
@@ -86,10 +95,17 @@ export class PersistenceExtension implements Extension {
   }
 
   onLoadDocument: Extension['onLoadDocument'] = async ({ document, documentName }) => {
-    // A previous instance of this document may have unloaded with updates still waiting
-    // for their commit; loading before they land would serve (and later store) less.
-    await this.journal.whenDurable(documentName);
-    this.journal.noteLoaded(documentName, await this.loader.loadInto(documentName, document));
+    const started = performance.now();
+    try {
+      // A previous instance of this document may have unloaded with updates still waiting
+      // for their commit; loading before they land would serve (and later store) less.
+      await this.journal.whenDurable(documentName);
+      this.journal.noteLoaded(documentName, await this.loader.loadInto(documentName, document));
+    } catch (error) {
+      this.loads.documentLoaded(performance.now() - started, 'failed');
+      throw error;
+    }
+    this.loads.documentLoaded(performance.now() - started, 'loaded');
   };
 
   /** A new document holding the durable state of a document that is not loaded (REST reads). */

@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import { Hocuspocus } from '@hocuspocus/server';
+import { Hocuspocus, type Extension } from '@hocuspocus/server';
 import type { AgentSockets } from '../agents/ports.js';
 import type { BoardAccess } from '../boards/boardAccess.js';
 import { readObjects } from '../boards/boardObjects.js';
@@ -18,13 +18,13 @@ import { AuthExtension } from './authExtension.js';
 import { BoardDocuments } from './boardDocuments.js';
 import type { MessageGateLimits } from './messageGate.js';
 import { ObjectEventsExtension } from './objectEventsExtension.js';
-import { PersistenceExtension } from './persistenceExtension.js';
+import { PersistenceExtension, type DocumentLoadObserver } from './persistenceExtension.js';
 import { PresenceExtension } from './presenceExtension.js';
 import { PresenceRegistry } from './presenceRegistry.js';
 import { attachSocketServer, type SocketMessageQuota } from './socketServer.js';
 import { SocketMessenger } from './socketMessenger.js';
 import { StatelessExtension } from './statelessExtension.js';
-import { UpdateJournal } from './updateJournal.js';
+import { UpdateJournal, type UpdateJournalObserver } from './updateJournal.js';
 import { WriteCheckExtension, type SocketObjectRules } from './writeCheckExtension.js';
 import { ZoneSync } from './zoneSync.js';
 import type { InstanceMode } from './instanceMode.js';
@@ -53,6 +53,16 @@ export interface RealtimeDependencies {
   componentManifests: ManifestResolver;
   /** Alone or one of several instances (instanceMode.ts). */
   instance: Pick<InstanceMode, 'channels' | 'documentExtensions' | 'writeSnapshot'>;
+  /** Metrics (observability/); left out, nothing is observed. */
+  observers?: RealtimeObservers;
+}
+
+/** What observability watches in the realtime engine. */
+export interface RealtimeObservers {
+  journal: UpdateJournalObserver;
+  documentLoads: DocumentLoadObserver;
+  /** An extension that only watches (sockets, documents, updates). */
+  extension: Extension;
 }
 
 /** The realtime side of the service, seen from the outside. */
@@ -81,10 +91,10 @@ export function createRealtime(deps: RealtimeDependencies): Realtime {
   const logger = deps.logger.child({ component: 'realtime' });
   const plainStore = new DocumentStore(database);
   const store = deps.decorateStore ? deps.decorateStore(plainStore) : plainStore;
-  const journal = new UpdateJournal(store, logger);
+  const journal = new UpdateJournal(store, logger, deps.observers?.journal);
   const registry = new PresenceRegistry();
   const signals = deps.instance.channels.channel<SocketSignal>(SOCKET_SIGNALS_CHANNEL);
-  const persistence = new PersistenceExtension(store, journal, logger, deps.instance.writeSnapshot);
+  const persistence = new PersistenceExtension(store, journal, logger, deps.instance.writeSnapshot, deps.observers?.documentLoads);
   const objectEvents = new ObjectEventsExtension(bus, logger);
   const hocuspocus = new Hocuspocus({
     quiet: true,
@@ -114,6 +124,7 @@ export function createRealtime(deps: RealtimeDependencies): Realtime {
       new StatelessExtension({ registry, messenger, bus, clock, componentEvents }),
       new ActivityExtension({ registry, clock }),
       agentAwareness,
+      ...(deps.observers ? [deps.observers.extension] : []),
     ],
   });
   const documents = new BoardDocuments(hocuspocus, store, journal, persistence, objectEvents, registry, messenger, signals);

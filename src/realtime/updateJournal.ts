@@ -6,8 +6,20 @@ import type { AppendResult, DocumentAppend } from '../store/updateLog.js';
 const MAX_RETRY_DELAY_MS = 5_000;
 const FIRST_RETRY_DELAY_MS = 100;
 
+/** What the journal tells observability (metrics) as it commits; nothing by default. */
+export interface UpdateJournalObserver {
+  /** Updates of one document, recorded at these `performance.now()` times, were committed at `committedAt`. */
+  updatesDurable(recordedAt: readonly number[], committedAt: number): void;
+  /** A group commit failed; its updates wait for the retry. */
+  commitFailed(): void;
+}
+
+const NOT_OBSERVED: UpdateJournalObserver = { updatesDurable: () => undefined, commitFailed: () => undefined };
+
 interface PendingDocument {
   updates: Uint8Array[];
+  /** When each update was recorded (`performance.now()`), for the durable-write latency. */
+  recordedAt: number[];
   board?: { id: string; objectsCount: number | null };
   waiters: Array<() => void>;
   /** Per update (its index in `updates`), who waits for the state version it made. */
@@ -31,6 +43,7 @@ export class UpdateJournal {
   constructor(
     private readonly store: DocumentStore,
     private readonly logger: Logger,
+    private readonly observer: UpdateJournalObserver = NOT_OBSERVED,
   ) {}
 
   /**
@@ -39,8 +52,9 @@ export class UpdateJournal {
    * zone document, a board deleted meanwhile, or a forgotten document).
    */
   record(name: string, update: Uint8Array, board?: { id: string; objectsCount: number | null }): Promise<number | undefined> {
-    const entry = this.pending.get(name) ?? { updates: [], waiters: [], versionWaiters: [] };
+    const entry = this.pending.get(name) ?? { updates: [], recordedAt: [], waiters: [], versionWaiters: [] };
     const index = entry.updates.push(update) - 1;
+    entry.recordedAt.push(performance.now());
     if (board) entry.board = board;
     this.pending.set(name, entry);
     this.scheduleFlush();
@@ -114,6 +128,7 @@ export class UpdateJournal {
     } catch (error) {
       this.requeue(batch);
       this.flushing = null;
+      this.observer.commitFailed();
       this.logger.error({ err: error, documents: batch.size, retryInMs: this.retryDelayMs }, 'update log commit failed; retrying');
       this.retryTimer = setTimeout(() => {
         this.retryTimer = null;
@@ -124,7 +139,9 @@ export class UpdateJournal {
   }
 
   private onCommitted(batch: Map<string, PendingDocument>, results: Map<string, AppendResult>): void {
+    const committedAt = performance.now();
     for (const [name, entry] of batch) {
+      this.observer.updatesDurable(entry.recordedAt, committedAt);
       const result = results.get(name);
       if (result) this.committedSeq.set(name, Math.max(this.lastCommittedSeq(name), result.lastSeq));
       entry.waiters.forEach((resolve) => resolve());
@@ -147,6 +164,7 @@ export class UpdateJournal {
       }
       const offset = earlier.updates.length;
       earlier.updates.push(...later.updates);
+      earlier.recordedAt.push(...later.recordedAt);
       earlier.waiters.push(...later.waiters);
       earlier.versionWaiters.push(...later.versionWaiters.map((waiter) => ({ ...waiter, index: waiter.index + offset })));
       if (later.board) earlier.board = later.board;

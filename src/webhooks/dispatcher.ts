@@ -32,6 +32,13 @@ export interface DispatcherOptions {
   allowPrivateTargets: boolean;
   /** Jitter added to each retry delay, 0-1000 ms (injectable for tests). */
   jitterMs?: () => number;
+  /** Told of every attempt's outcome and duration (metrics). */
+  observer?: DeliveryAttemptObserver;
+}
+
+/** What the dispatcher tells observability (metrics) of each attempt. */
+export interface DeliveryAttemptObserver {
+  attemptFinished(outcome: AttemptOutcome['kind'], durationMs: number): void;
 }
 
 /**
@@ -201,6 +208,7 @@ export class WebhookDispatcher {
   }
 
   private async record(delivery: ClaimedDelivery, outcome: AttemptOutcome): Promise<void> {
+    this.options.observer?.attemptFinished(outcome.kind, outcome.durationMs);
     const now = this.options.clock.now();
     const attempt: AttemptRecord = {
       statusCode: outcome.kind === 'network-error' ? null : outcome.statusCode,

@@ -5,7 +5,7 @@ import type { Logger } from '../logger.js';
 import type { Plan } from '../organizations/plans.js';
 import type { Db } from '../store/database.js';
 import type { DeliveryLog } from '../store/deliveryLog.js';
-import { WebhookDispatcher } from './dispatcher.js';
+import { WebhookDispatcher, type DeliveryAttemptObserver } from './dispatcher.js';
 import { webhookUrlProblem } from './egress.js';
 import { WebhookOutbox } from './outbox.js';
 import { generateSigningSecret, SecretBox } from './secretBox.js';
@@ -26,6 +26,8 @@ export interface WebhooksOptions {
   quotas: WebhookQuota;
   /** Told when an organization's subscriptions change here (other instances drop theirs). */
   onSubscriptionsChanged?: (organizationId: string) => void;
+  /** Told of every delivery attempt (metrics). */
+  attempts?: DeliveryAttemptObserver;
 }
 
 /** What webhooks need from quotas: plans without deliveries may not subscribe; deliveries are counted per day. */
@@ -70,6 +72,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
     logger,
     retryDelaysMs: options.retryDelaysMs,
     allowPrivateTargets: options.allowPrivateTargets,
+    observer: options.attempts,
   });
   const outbox = new WebhookOutbox({
     db: options.db,
