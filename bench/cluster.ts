@@ -59,7 +59,8 @@ interface LayoutResult {
 }
 
 function startInstance(env: Record<string, string>, core: number): Promise<Instance> {
-  const args = ['dist/main.js'];
+  // BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles every instance, as in bench:realtime.
+  const args = [...(process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []), 'dist/main.js'];
   const [command, argv] = PIN ? ['taskset', ['-c', String(core), process.execPath, ...args]] : [process.execPath, args];
   const child = spawn(command, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
