@@ -1,10 +1,10 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createBoard, postFrame } from '../helpers/fixtures.js';
-import { addObject, connectBoardClient, type BoardClient } from '../helpers/realtimeClient.js';
-import { createTestDatabase, postgresServerUrl, type TestDatabase } from '../helpers/testDatabase.js';
-import { eventually, startTestServer, type TestServer } from '../helpers/testServer.js';
+import { describe, expect, it } from 'vitest';
+import { createBoard, instancesForSuite, postFrame } from '../helpers/fixtures.js';
+import { addObject, type BoardClient } from '../helpers/realtimeClient.js';
+import { postgresServerUrl } from '../helpers/testDatabase.js';
+import { eventually } from '../helpers/testServer.js';
 import { startWebhookReceiver, type ReceivedRequest } from '../helpers/webhookReceiver.js';
 
 /**
@@ -16,40 +16,11 @@ const REDIS_URL = process.env.REDIS_URL;
 const runs = Boolean(REDIS_URL && postgresServerUrl());
 
 describe.skipIf(!runs)('two instances on PostgreSQL and Redis (needs DATABASE_URL=postgresql://… and REDIS_URL)', () => {
-  let database: TestDatabase;
-  let first: TestServer;
-  let second: TestServer;
-  const clients: BoardClient[] = [];
-
-  beforeAll(async () => {
-    database = await createTestDatabase('postgres');
-    // The instances of one deployment share a prefix; this run's own keeps other runs out.
-    const prefix = `wb:test:${randomBytes(6).toString('hex')}:`;
-    // The spec's 100 calls a minute per key; this file's other tests make far fewer.
-    const limits = { RATE_LIMIT_PER_MINUTE: '100', RATE_LIMIT_KEY_PREFIX: `${prefix}rl:` };
-    const env = { REDIS_URL: REDIS_URL!, CLUSTER_KEY_PREFIX: prefix, ...limits };
-    first = await startTestServer({ database, env });
-    second = await startTestServer({ database, env });
-  });
-
-  afterEach(() => {
-    for (const client of clients.splice(0)) client.destroy();
-  });
-
-  afterAll(async () => {
-    await second?.stop();
-    await first?.stop();
-    await database?.drop();
-  });
+  // The spec's 100 calls a minute per key; this file's other tests make far fewer.
+  const { first, second, database, connect } = instancesForSuite((prefix) => ({ RATE_LIMIT_PER_MINUTE: '100', RATE_LIMIT_KEY_PREFIX: `${prefix}rl:` }));
 
   /** A board made through the first instance, as its organization. */
   const newBoard = () => createBoard(first, 'Cluster');
-
-  function connect(server: TestServer, link: string, name: string, params: Record<string, string> = {}): BoardClient {
-    const client = connectBoardClient({ url: server.socketUrl(link, params), name });
-    clients.push(client);
-    return client;
-  }
 
   const objectIds = (client: BoardClient) => [...client.doc.getMap('objects').keys()];
 

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import type { Plan } from '../../src/organizations/plans.js';
 import { connectBoardClient, type BoardClient } from './realtimeClient.js';
@@ -60,12 +60,7 @@ export interface SuiteServer {
 export function serverForSuite(options: TestServerOptions = {}): SuiteServer {
   let started: TestServer | undefined;
   const clients: BoardClient[] = [];
-  const server = new Proxy({} as TestServer, {
-    get(_stand_in, property) {
-      if (!started) throw new Error(`the test server is read (.${String(property)}) before beforeAll started it`);
-      return Reflect.get(started, property);
-    },
-  });
+  const server = standIn('the test server', () => started);
   beforeAll(async () => {
     started = await startTestServer(options);
   });
@@ -80,6 +75,67 @@ export function serverForSuite(options: TestServerOptions = {}): SuiteServer {
     clients,
     connect(token, name, params = {}) {
       const client = connectBoardClient({ url: server.socketUrl(`${server.url}/?token=${token}`, params), name });
+      clients.push(client);
+      return client;
+    },
+  };
+}
+
+/** Stands in for what `beforeAll` creates: reading any of its properties before then throws. */
+function standIn<T extends object>(what: string, current: () => T | undefined): T {
+  return new Proxy({} as T, {
+    get(_stand_in, property) {
+      const value = current();
+      if (!value) throw new Error(`${what} is read (.${String(property)}) before beforeAll started it`);
+      return Reflect.get(value, property);
+    },
+  });
+}
+
+/** Two instances of one deployment (multi-instance mode) and the socket clients a suite's tests connected. */
+export interface SuiteInstances {
+  first: TestServer;
+  second: TestServer;
+  /** Their shared PostgreSQL database. */
+  database: TestDatabase;
+  /** Clients destroyed after each test. */
+  clients: BoardClient[];
+  /** Connects a client through `server` with an access link (not awaited), destroyed after the test. */
+  connect: (server: TestServer, link: string, name: string, params?: Record<string, string>) => BoardClient;
+}
+
+/**
+ * The lifecycle of a suite that runs two instances on one PostgreSQL database and Redis
+ * (`REDIS_URL`): started in `beforeAll` with a key prefix of their own (other runs may share the
+ * Redis), stopped and the database dropped in `afterAll`. `env` adds variables, given that prefix.
+ */
+export function instancesForSuite(env: (prefix: string) => Record<string, string> = () => ({})): SuiteInstances {
+  let database: TestDatabase | undefined;
+  let first: TestServer | undefined;
+  let second: TestServer | undefined;
+  const clients: BoardClient[] = [];
+  beforeAll(async () => {
+    database = await createTestDatabase('postgres');
+    const prefix = `wb:test:${randomBytes(6).toString('hex')}:`;
+    const shared = { REDIS_URL: process.env.REDIS_URL ?? '', CLUSTER_KEY_PREFIX: prefix, ...env(prefix) };
+    first = await startTestServer({ database, env: shared });
+    second = await startTestServer({ database, env: shared });
+  });
+  afterEach(() => {
+    clients.splice(0).forEach((client) => client.destroy());
+  });
+  afterAll(async () => {
+    await second?.stop();
+    await first?.stop();
+    await database?.drop();
+  });
+  return {
+    first: standIn('the first instance', () => first),
+    second: standIn('the second instance', () => second),
+    database: standIn('the database', () => database),
+    clients,
+    connect(server, link, name, params = {}) {
+      const client = connectBoardClient({ url: server.socketUrl(link, params), name });
       clients.push(client);
       return client;
     },

@@ -1,9 +1,9 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createBoard } from '../helpers/fixtures.js';
-import { addObject, connectBoardClient, type BoardClient } from '../helpers/realtimeClient.js';
-import { createTestDatabase, postgresServerUrl, type TestDatabase } from '../helpers/testDatabase.js';
-import { eventually, startTestServer, type TestServer } from '../helpers/testServer.js';
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { createBoard, instancesForSuite } from '../helpers/fixtures.js';
+import { addObject, type BoardClient } from '../helpers/realtimeClient.js';
+import { postgresServerUrl } from '../helpers/testDatabase.js';
+import { eventually, type TestServer } from '../helpers/testServer.js';
 import { scrape, type Scrape } from './scrape.js';
 
 /** With several instances, each counts what it received: an edit is a socket update where it arrived, a peer update elsewhere. */
@@ -11,29 +11,10 @@ const REDIS_URL = process.env.REDIS_URL;
 const runs = Boolean(REDIS_URL && postgresServerUrl());
 
 describe.skipIf(!runs)('metrics of two instances on PostgreSQL and Redis (needs DATABASE_URL=postgresql://… and REDIS_URL)', () => {
-  let database: TestDatabase;
-  let first: TestServer;
-  let second: TestServer;
-  const clients: BoardClient[] = [];
-
-  beforeAll(async () => {
-    database = await createTestDatabase('postgres');
-    const env = { REDIS_URL: REDIS_URL!, CLUSTER_KEY_PREFIX: `wb:test:${randomBytes(6).toString('hex')}:` };
-    first = await startTestServer({ database, env });
-    second = await startTestServer({ database, env });
-  });
-  afterEach(() => {
-    for (const client of clients.splice(0)) client.destroy();
-  });
-  afterAll(async () => {
-    await second?.stop();
-    await first?.stop();
-    await database?.drop();
-  });
+  const { first, second, connect } = instancesForSuite();
 
   async function connected(server: TestServer, link: string, name: string): Promise<BoardClient> {
-    const client = connectBoardClient({ url: server.socketUrl(link), name });
-    clients.push(client);
+    const client = connect(server, link, name);
     await client.synced();
     return client;
   }
