@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
+import { tokenOf } from '../helpers/fixtures.js';
 import type { ApiResponse, TestServer } from '../helpers/testServer.js';
 import { dereferenced, loadDocument, operationsOf, schemaValidator, type Document } from './openApiTestKit.js';
 
@@ -22,6 +23,19 @@ const EVERY_OPERATION = new Set(['500', '503']);
 
 /** Is this documented response one of the error catalogue's (components.responses)? */
 const isRefusal = (response: Record<string, any>) => typeof response.$ref === 'string' && response.$ref.startsWith('#/components/responses/');
+
+/** An id no board, frame or object has. */
+export const MISSING_ID = '00000000-0000-4000-8000-000000000000';
+
+/** Call options of someone holding only a bearer token (a board, user or admin token). */
+export const asBearer = (token: string): CallOptions => ({ anonymous: true, headers: { authorization: `Bearer ${token}` } });
+
+/** Creates a board through the documented API; answers its id and the tokens of its links. */
+export async function newDocumentedBoard(api: DocumentedApi, body: Record<string, unknown> = {}): Promise<{ boardId: string; host: string; guest: string }> {
+  const created = await api.call('POST /boards', { body: { title: 'OpenAPI board', ...body } });
+  expect(created.status).toBe(201);
+  return { boardId: created.body.board_uuid as string, host: tokenOf(created.body.access_links.host), guest: tokenOf(created.body.access_links.guest) };
+}
 
 /**
  * Calls the real server by the document's operations and checks every answer against it: the

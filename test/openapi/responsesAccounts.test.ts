@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { organizationCaller, QUIZ_SCHEMA, serverForSuite } from '../helpers/fixtures.js';
 import { eventually } from '../helpers/testServer.js';
-import { DocumentedApi } from './documentedApi.js';
+import { asBearer, MISSING_ID, DocumentedApi } from './documentedApi.js';
 import { RESPONSE_SUITES } from './openApiTestKit.js';
 
 /**
@@ -14,15 +14,10 @@ import { RESPONSE_SUITES } from './openApiTestKit.js';
 const TAGS = RESPONSE_SUITES['responsesAccounts.test.ts']!;
 const ADMIN_TOKEN = `admin-${randomBytes(16).toString('hex')}`;
 const suite = serverForSuite({ env: { ADMIN_TOKEN, ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}) } });
-let api: DocumentedApi;
-const MISSING = '00000000-0000-4000-8000-000000000000';
+// The suite's server is a stand-in until beforeAll starts it; the API reads it per call.
+const api = new DocumentedApi(suite.server);
 
-beforeAll(() => {
-  api = new DocumentedApi(suite.server);
-});
-
-const bearer = (token: string) => ({ anonymous: true, headers: { authorization: `Bearer ${token}` } });
-const asAdmin = bearer(ADMIN_TOKEN);
+const asAdmin = asBearer(ADMIN_TOKEN);
 
 describe('the admin, user, organization and quota endpoints answer as documented', () => {
   it('creates organizations and users, logs in, refreshes, regenerates keys and reports quotas', async () => {
@@ -37,7 +32,7 @@ describe('the admin, user, organization and quota endpoints answer as documented
     expect(login.status).toBe(200);
     const refreshed = await api.call('POST /auth/refresh', { anonymous: true, body: { refresh_token: login.body.refresh_token } });
     expect(refreshed.status).toBe(200);
-    const asUser = bearer(refreshed.body.accessToken as string);
+    const asUser = asBearer(refreshed.body.accessToken as string);
     expect((await api.call('GET /organizations', asUser)).body.organizations).toEqual([expect.objectContaining({ id: organizationId })]);
     expect((await api.call('GET /organizations')).status).toBe(200);
     expect((await api.call('GET /quota', asUser)).body.plan).toBe('business');
@@ -47,7 +42,7 @@ describe('the admin, user, organization and quota endpoints answer as documented
     expect(regenerated.body.apiKey).toEqual(expect.any(String));
 
     expect((await api.call('POST /admin/organizations', { ...asAdmin, body: { name: 'Acme', plan: 'gold' } })).status).toBe(400);
-    expect((await api.call('PATCH /admin/organizations/{organizationId}', { ...bearer('wrong'), params: { organizationId }, body: { plan: 'starter' } })).status).toBe(401);
+    expect((await api.call('PATCH /admin/organizations/{organizationId}', { ...asBearer('wrong'), params: { organizationId }, body: { plan: 'starter' } })).status).toBe(401);
     expect((await api.call('POST /admin/users', { ...asAdmin, body: user })).status).toBe(409);
     expect((await api.call('POST /auth/login', { anonymous: true, body: { email, password: 'wrong password' } })).status).toBe(401);
     expect((await api.call('POST /auth/login', { anonymous: true, body: {} })).status).toBe(400);
@@ -100,7 +95,7 @@ describe('the object-type endpoints answer as documented', () => {
     expect((await api.call('POST /object-types', { body: { ...quiz, typeName: 'broken', schema: { type: 'nonsense' } } })).status).toBe(400);
     expect((await api.call('GET /object-types')).body).toHaveLength(1);
     expect((await api.call('GET /object-types/{typeName}', { params: { typeName: 'quiz' } })).status).toBe(200);
-    expect((await api.call('GET /object-types/{typeName}', { params: { typeName: MISSING } })).status).toBe(404);
+    expect((await api.call('GET /object-types/{typeName}', { params: { typeName: MISSING_ID } })).status).toBe(404);
   });
 });
 

@@ -1,8 +1,8 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { placeComponent, uniqueComponentName } from '../helpers/components.js';
-import { serverForSuite, tokenOf } from '../helpers/fixtures.js';
+import { serverForSuite } from '../helpers/fixtures.js';
 import { manifestJson, zipOf } from '../helpers/zipBuilder.js';
-import { DocumentedApi } from './documentedApi.js';
+import { asBearer, MISSING_ID, newDocumentedBoard, DocumentedApi } from './documentedApi.js';
 import { RESPONSE_SUITES } from './openApiTestKit.js';
 
 /**
@@ -12,20 +12,11 @@ import { RESPONSE_SUITES } from './openApiTestKit.js';
  */
 const TAGS = RESPONSE_SUITES['responsesAgentsComponents.test.ts']!;
 const suite = serverForSuite();
-let api: DocumentedApi;
-const MISSING = '00000000-0000-4000-8000-000000000000';
+// The suite's server is a stand-in until beforeAll starts it; the API reads it per call.
+const api = new DocumentedApi(suite.server);
 
-beforeAll(() => {
-  api = new DocumentedApi(suite.server);
-});
+const newBoard = (body: Record<string, unknown> = {}) => newDocumentedBoard(api, body);
 
-async function newBoard(body: Record<string, unknown> = {}) {
-  const created = await api.call('POST /boards', { body: { title: 'OpenAPI board', ...body } });
-  expect(created.status).toBe(201);
-  return { boardId: created.body.board_uuid as string, guest: tokenOf(created.body.access_links.guest) };
-}
-
-const asToken = (token: string) => ({ anonymous: true, headers: { authorization: `Bearer ${token}` } });
 const MCP_ACCEPT = { accept: 'application/json, text/event-stream' };
 
 describe('agents answer as documented', () => {
@@ -50,12 +41,12 @@ describe('agents answer as documented', () => {
     expect((await api.call('POST /boards/{boardId}/agents/{agentId}/reset', { params: ids })).status).toBe(200);
 
     expect((await api.call('POST /boards/{boardId}/agents', { params: { boardId }, body: { persona: 'custom', instructions: {} } })).status).toBe(400);
-    expect((await api.call('POST /boards/{boardId}/agents', { params: { boardId }, body: { name: 'G', persona: 'custom', instructions: {} }, ...asToken(guest) })).status).toBe(403);
-    expect((await api.call('GET /boards/{boardId}/agents', { params: { boardId: MISSING } })).status).toBe(404);
+    expect((await api.call('POST /boards/{boardId}/agents', { params: { boardId }, body: { name: 'G', persona: 'custom', instructions: {} }, ...asBearer(guest) })).status).toBe(403);
+    expect((await api.call('GET /boards/{boardId}/agents', { params: { boardId: MISSING_ID } })).status).toBe(404);
     expect((await api.call('PATCH /boards/{boardId}/agents/{agentId}', { params: ids, body: { priority: 11 } })).status).toBe(400);
     expect((await api.call('GET /boards/{boardId}/agents/{agentId}/actions', { params: ids, query: { limit: '0' } })).status).toBe(400);
-    expect((await api.call('GET /boards/{boardId}/agents/{agentId}/stats', { params: { boardId, agentId: MISSING } })).status).toBe(404);
-    expect((await api.call('POST /boards/{boardId}/agents/{agentId}/reset', { params: ids, ...asToken(guest) })).status).toBe(403);
+    expect((await api.call('GET /boards/{boardId}/agents/{agentId}/stats', { params: { boardId, agentId: MISSING_ID } })).status).toBe(404);
+    expect((await api.call('POST /boards/{boardId}/agents/{agentId}/reset', { params: ids, ...asBearer(guest) })).status).toBe(403);
     expect((await api.call('DELETE /boards/{boardId}/agents/{agentId}', { params: ids })).status).toBe(204);
     expect((await api.call('GET /boards/{boardId}/agents/{agentId}', { params: ids })).status).toBe(404);
     expect((await api.call('DELETE /boards/{boardId}/agents/{agentId}', { params: ids })).status).toBe(404);
@@ -71,7 +62,7 @@ describe('agents answer as documented', () => {
     const notification = { jsonrpc: '2.0', method: 'notifications/initialized' };
     expect((await api.call('POST /boards/{boardId}/agents/{agentId}/mcp', { params: ids, body: notification, headers: MCP_ACCEPT })).status).toBe(202);
     expect((await api.call('POST /boards/{boardId}/agents/{agentId}/mcp', { params: ids, body: listTools })).status).toBe(406);
-    expect((await api.call('POST /boards/{boardId}/agents/{agentId}/mcp', { params: ids, body: listTools, ...asToken(guest), headers: { ...MCP_ACCEPT, authorization: `Bearer ${guest}` } })).status).toBe(403);
+    expect((await api.call('POST /boards/{boardId}/agents/{agentId}/mcp', { params: ids, body: listTools, ...asBearer(guest), headers: { ...MCP_ACCEPT, authorization: `Bearer ${guest}` } })).status).toBe(403);
     expect((await api.call('GET /boards/{boardId}/agents/{agentId}/mcp', { params: ids })).status).toBe(405);
     expect((await api.call('DELETE /boards/{boardId}/agents/{agentId}/mcp', { params: ids })).status).toBe(405);
   });
@@ -79,7 +70,7 @@ describe('agents answer as documented', () => {
   it('generates objects and serves presets as documented', async () => {
     const { boardId, guest } = await newBoard();
     expect((await api.call('POST /boards/{boardId}/ai/generate', { params: { boardId }, body: { prompt: 'Ideas for a picnic', count: 2 } })).status).toBe(201);
-    expect((await api.call('POST /boards/{boardId}/ai/generate', { params: { boardId }, body: { prompt: 'x' }, ...asToken(guest) })).status).toBe(403);
+    expect((await api.call('POST /boards/{boardId}/ai/generate', { params: { boardId }, body: { prompt: 'x' }, ...asBearer(guest) })).status).toBe(403);
     expect((await api.call('POST /boards/{boardId}/ai/generate', { params: { boardId }, body: {} })).status).toBe(400);
     expect((await api.call('GET /agent-presets')).body).toHaveLength(5);
     expect((await api.call('GET /agent-presets/{persona}', { params: { persona: 'tutor' } })).status).toBe(200);
@@ -145,9 +136,9 @@ describe('components answer as documented', () => {
 
     expect((await api.call('GET /boards/{boardId}/component-manifest', { params: { boardId } })).status).toBe(400);
     expect((await api.call('GET /boards/{boardId}/component-manifest', { params: { boardId }, query: { url: `${suite.server.url}/components/files/nothing@1.0.0/index.html` } })).status).toBe(404);
-    expect((await api.call('PUT /boards/{boardId}/objects/{objectId}/storage/{key}', { params: { ...ids, key: 'votes' }, body: { value: 1 }, ...asToken(guest) })).status).toBe(403);
+    expect((await api.call('PUT /boards/{boardId}/objects/{objectId}/storage/{key}', { params: { ...ids, key: 'votes' }, body: { value: 1 }, ...asBearer(guest) })).status).toBe(403);
     expect((await api.call('PUT /boards/{boardId}/objects/{objectId}/storage/{key}', { params: { ...ids, key: 'votes' }, body: {} })).status).toBe(400);
-    expect((await api.call('GET /boards/{boardId}/objects/{objectId}/storage', { params: { boardId, objectId: MISSING } })).status).toBe(404);
+    expect((await api.call('GET /boards/{boardId}/objects/{objectId}/storage', { params: { boardId, objectId: MISSING_ID } })).status).toBe(404);
     expect((await api.call('POST /boards/{boardId}/objects/{objectId}/actions', { params: ids, body: {} })).status).toBe(400);
     const plain = await newBoard();
     expect((await api.call('POST /boards/{boardId}/component-data', { params: { boardId: plain.boardId }, body: {} })).status).toBe(404);

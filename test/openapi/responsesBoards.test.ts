@@ -1,7 +1,7 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { serverForSuite, tokenOf } from '../helpers/fixtures.js';
 import { eventually } from '../helpers/testServer.js';
-import { DocumentedApi } from './documentedApi.js';
+import { asBearer, MISSING_ID, newDocumentedBoard, DocumentedApi } from './documentedApi.js';
 import { RESPONSE_SUITES } from './openApiTestKit.js';
 
 /**
@@ -11,20 +11,11 @@ import { RESPONSE_SUITES } from './openApiTestKit.js';
  */
 const TAGS = RESPONSE_SUITES['responsesBoards.test.ts']!;
 const suite = serverForSuite();
-let api: DocumentedApi;
-const MISSING = '00000000-0000-4000-8000-000000000000';
+// The suite's server is a stand-in until beforeAll starts it; the API reads it per call.
+const api = new DocumentedApi(suite.server);
 
-beforeAll(() => {
-  api = new DocumentedApi(suite.server);
-});
+const newBoard = (body: Record<string, unknown> = {}) => newDocumentedBoard(api, body);
 
-async function newBoard(body: Record<string, unknown> = {}) {
-  const created = await api.call('POST /boards', { body: { title: 'OpenAPI board', ...body } });
-  expect(created.status).toBe(201);
-  return { boardId: created.body.board_uuid as string, host: tokenOf(created.body.access_links.host), guest: tokenOf(created.body.access_links.guest) };
-}
-
-const asToken = (token: string) => ({ anonymous: true, headers: { authorization: `Bearer ${token}` } });
 
 describe('the Boards API answers as documented', () => {
   it('creates, lists, reads, changes, duplicates, archives and deletes boards', async () => {
@@ -32,7 +23,7 @@ describe('the Boards API answers as documented', () => {
       body: {
         title: 'Full board',
         external_id: 'ext-1',
-        owner_external_id: `owner-${MISSING}`,
+        owner_external_id: `owner-${MISSING_ID}`,
         webhook_url: 'http://127.0.0.1:9/hook',
         config: { max_participants: 10, components: [{ type: 'widget', url: 'https://example.com/w.html', props: { a: 1 } }] },
         external_data: { course: 'math' },
@@ -44,12 +35,12 @@ describe('the Boards API answers as documented', () => {
     const guest = tokenOf(full.body.access_links.guest);
     expect((await api.call('POST /boards/create', { body: { title: 'Old path' } })).status).toBe(201);
     expect((await api.call('GET /boards', { query: { status: 'active' } })).status).toBe(200);
-    expect((await api.call('GET /boards/by-owner', { query: { externalId: `owner-${MISSING}` } })).body).toHaveLength(1);
+    expect((await api.call('GET /boards/by-owner', { query: { externalId: `owner-${MISSING_ID}` } })).body).toHaveLength(1);
     const read = await api.call('GET /boards/{boardId}', { params: { boardId }, query: { includeParticipants: 'true' } });
     expect(read.body.state.objects).toHaveLength(1);
-    const asGuest = await api.call('GET /boards/{boardId}', { params: { boardId }, ...asToken(guest) });
+    const asGuest = await api.call('GET /boards/{boardId}', { params: { boardId }, ...asBearer(guest) });
     expect(asGuest.body.access_links).toEqual({ guest: expect.any(String) });
-    expect((await api.call('GET /boards/{boardId}/me', { params: { boardId }, ...asToken(guest), headers: { authorization: `Bearer ${guest}`, 'x-user-id': 'ann' } })).body.user_id).toBe('ann');
+    expect((await api.call('GET /boards/{boardId}/me', { params: { boardId }, ...asBearer(guest), headers: { authorization: `Bearer ${guest}`, 'x-user-id': 'ann' } })).body.user_id).toBe('ann');
     expect((await api.call('GET /boards/{boardId}/access-links', { params: { boardId } })).status).toBe(200);
     expect((await api.call('PATCH /boards/{boardId}', { params: { boardId }, body: { title: 'Renamed', config: { allow_anonymous: false } } })).status).toBe(200);
     expect((await api.call('POST /boards/{boardId}/end-session', { params: { boardId } })).status).toBe(200);
@@ -57,7 +48,7 @@ describe('the Boards API answers as documented', () => {
     expect((await api.call('PATCH /boards/{boardId}/archive', { params: { boardId } })).body.archived_at).toEqual(expect.any(String));
     expect((await api.call('GET /boards/{boardId}', { params: { boardId } })).body.archived_at).toEqual(expect.any(String));
     expect((await api.call('PATCH /boards/{boardId}/archive', { params: { boardId } })).body.restored_at).toEqual(expect.any(String));
-    expect((await api.call('DELETE /boards/{boardId}', { params: { boardId }, ...asToken(guest) })).status).toBe(403);
+    expect((await api.call('DELETE /boards/{boardId}', { params: { boardId }, ...asBearer(guest) })).status).toBe(403);
     expect((await api.call('DELETE /boards/{boardId}', { params: { boardId } })).status).toBe(204);
   });
 
@@ -77,12 +68,12 @@ describe('the Boards API answers as documented', () => {
     expect((await api.call('POST /boards', { body: { title: '' } })).status).toBe(400);
     expect((await api.call('GET /boards', { query: { status: 'gone' } })).status).toBe(400);
     expect((await api.call('GET /boards/by-owner')).status).toBe(400);
-    expect((await api.call('GET /boards/{boardId}', { params: { boardId: MISSING } })).status).toBe(404);
+    expect((await api.call('GET /boards/{boardId}', { params: { boardId: MISSING_ID } })).status).toBe(404);
     expect((await api.call('GET /boards/{boardId}/me', { params: { boardId }, anonymous: true, query: { token: 'not-a-token' } })).status).toBe(401);
-    expect((await api.call('GET /boards/{boardId}/access-links', { params: { boardId }, ...asToken(guest) })).status).toBe(403);
+    expect((await api.call('GET /boards/{boardId}/access-links', { params: { boardId }, ...asBearer(guest) })).status).toBe(403);
     expect((await api.call('PATCH /boards/{boardId}', { params: { boardId }, body: {} })).status).toBe(400);
-    expect((await api.call('POST /boards/{boardId}/end-session', { params: { boardId: MISSING } })).status).toBe(404);
-    expect((await api.call('PATCH /boards/{boardId}/archive', { params: { boardId: MISSING } })).status).toBe(404);
+    expect((await api.call('POST /boards/{boardId}/end-session', { params: { boardId: MISSING_ID } })).status).toBe(404);
+    expect((await api.call('PATCH /boards/{boardId}/archive', { params: { boardId: MISSING_ID } })).status).toBe(404);
     const other = await suite.server.newOrganization();
     const foreign = { headers: { 'x-api-key': other.apiKey } };
     expect((await api.call('POST /boards/{boardId}/duplicate', { params: { boardId }, ...foreign })).status).toBe(403);
@@ -108,7 +99,7 @@ describe('objects answer as documented', () => {
     expect((await api.call('GET /boards/{boardId}/objects/{objectId}', { params: { boardId, objectId } })).status).toBe(200);
     const locked = await api.call('PATCH /boards/{boardId}/objects/{objectId}', { params: { boardId, objectId }, body: { locked: true, data: { text: 'b' } }, headers: { 'x-user-id': 'teacher' } });
     expect(locked.body).toMatchObject({ locked: true, updated_by: null });
-    expect((await api.call('PATCH /boards/{boardId}/objects/{objectId}', { params: { boardId, objectId }, body: { data: {} }, ...asToken(guest) })).status).toBe(403);
+    expect((await api.call('PATCH /boards/{boardId}/objects/{objectId}', { params: { boardId, objectId }, body: { data: {} }, ...asBearer(guest) })).status).toBe(403);
     expect((await api.call('DELETE /boards/{boardId}/objects/{objectId}', { params: { boardId, objectId } })).status).toBe(204);
     expect((await api.call('DELETE /boards/{boardId}/objects/{objectId}', { params: { boardId, objectId } })).status).toBe(404);
     expect((await api.call('GET /boards/{boardId}/objects/{objectId}', { params: { boardId, objectId } })).status).toBe(404);
@@ -126,7 +117,7 @@ describe('personal links answer as documented', () => {
     expect((await api.call('GET /boards/{boardId}/participant-links', { params: { boardId } })).body).toHaveLength(1);
     expect((await api.call('DELETE /boards/{boardId}/participant-links/{userId}', { params: { boardId, userId: 'sam' } })).status).toBe(204);
     expect((await api.call('POST /boards/{boardId}/participant-links', { params: { boardId }, body: { external_source: 'lms' } })).status).toBe(400);
-    expect((await api.call('GET /boards/{boardId}/participant-links', { params: { boardId }, ...asToken(guest) })).status).toBe(403);
+    expect((await api.call('GET /boards/{boardId}/participant-links', { params: { boardId }, ...asBearer(guest) })).status).toBe(403);
     expect((await api.call('DELETE /boards/{boardId}/participant-links/{userId}', { params: { boardId, userId: 'nobody' } })).status).toBe(404);
   });
 });
@@ -149,7 +140,7 @@ describe('frames and zones answer as documented', () => {
     expect((await api.call('POST /boards/{boardId}/frames/{frameId}/unassign', { params: { boardId, frameId } })).body.assigned_user_id).toBeNull();
     const bulk = await api.call('POST /boards/{boardId}/zones/bulk-assign', {
       params: { boardId },
-      body: { issue_links: true, assignments: [{ frame_id: frameId, user_id: 'ann' }, { frame_id: MISSING, user_id: 'bob' }] },
+      body: { issue_links: true, assignments: [{ frame_id: frameId, user_id: 'ann' }, { frame_id: MISSING_ID, user_id: 'bob' }] },
     });
     expect(bulk.body).toMatchObject({ assigned: 1, failed: 1 });
     expect((await api.call('DELETE /boards/{boardId}/frames/{frameId}', { params: { boardId, frameId: clone.body.id } })).status).toBe(200);
@@ -157,12 +148,12 @@ describe('frames and zones answer as documented', () => {
     expect((await api.call('POST /boards/{boardId}/frames', { params: { boardId }, body: { name: 'Tiny', bounds_width: 10 } })).status).toBe(400);
     expect((await api.call('POST /boards/{boardId}/frames', { params: { boardId }, body: { name: 'Overlap', assigned_user_id: 'kim', ...at(1050) } })).status).toBe(409);
     expect((await api.call('GET /boards/{boardId}/frames', { params: { boardId }, query: { assigned: 'maybe' } })).status).toBe(400);
-    expect((await api.call('GET /boards/{boardId}/frames/{frameId}', { params: { boardId, frameId: MISSING } })).status).toBe(404);
-    expect((await api.call('PATCH /boards/{boardId}/frames/{frameId}', { params: { boardId, frameId: zoneId }, body: { name: 'Mine' }, ...asToken(guest) })).status).toBe(403);
-    expect((await api.call('DELETE /boards/{boardId}/frames/{frameId}', { params: { boardId, frameId: zoneId }, ...asToken(guest) })).status).toBe(403);
+    expect((await api.call('GET /boards/{boardId}/frames/{frameId}', { params: { boardId, frameId: MISSING_ID } })).status).toBe(404);
+    expect((await api.call('PATCH /boards/{boardId}/frames/{frameId}', { params: { boardId, frameId: zoneId }, body: { name: 'Mine' }, ...asBearer(guest) })).status).toBe(403);
+    expect((await api.call('DELETE /boards/{boardId}/frames/{frameId}', { params: { boardId, frameId: zoneId }, ...asBearer(guest) })).status).toBe(403);
     expect((await api.call('POST /boards/{boardId}/frames/{frameId}/clone', { params: { boardId, frameId }, body: { offsetX: 'far' } })).status).toBe(400);
     expect((await api.call('POST /boards/{boardId}/frames/{frameId}/assign', { params: { boardId, frameId }, body: {} })).status).toBe(400);
-    expect((await api.call('POST /boards/{boardId}/frames/{frameId}/unassign', { params: { boardId, frameId: zoneId }, ...asToken(guest) })).status).toBe(403);
+    expect((await api.call('POST /boards/{boardId}/frames/{frameId}/unassign', { params: { boardId, frameId: zoneId }, ...asBearer(guest) })).status).toBe(403);
     expect((await api.call('POST /boards/{boardId}/zones/bulk-assign', { params: { boardId }, body: { assignments: [] } })).status).toBe(400);
   });
 });
