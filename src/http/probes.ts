@@ -48,13 +48,15 @@ function refuseWhileDraining(res: ServerResponse, path: string, isProbe: boolean
   sendJson(res, 503, errorBody(errors.unavailable('This instance is shutting down; retry the request'), path, now));
 }
 
-function pathOf(req: IncomingMessage): string {
+/** The request's path, its query left out. */
+export function pathOf(req: IncomingMessage): string {
   const url = req.url ?? '';
   const query = url.indexOf('?');
   return query === -1 ? url : url.slice(0, query);
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
+/** Answers with a JSON body, before Express (no body for HEAD). */
+export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const bytes = JSON.stringify(body);
   res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(bytes) });
   res.end(res.req.method === 'HEAD' ? undefined : bytes);

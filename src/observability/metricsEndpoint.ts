@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { AppError, errors } from '../errors.js';
 import { errorBody } from '../http/errorBody.js';
+import { pathOf, sendJson } from '../http/probes.js';
 import type { Logger } from '../logger.js';
 
 export const METRICS_PATH = '/metrics';
@@ -39,9 +40,7 @@ export function answerMetricsFirst(options: MetricsEndpointOptions, next: Reques
 }
 
 function isScrape(req: IncomingMessage): boolean {
-  if (req.method !== 'GET' && req.method !== 'HEAD') return false;
-  const url = req.url ?? '';
-  return url === METRICS_PATH || url.startsWith(`${METRICS_PATH}?`);
+  return (req.method === 'GET' || req.method === 'HEAD') && pathOf(req) === METRICS_PATH;
 }
 
 /** Compared as digests, in constant time: the answer tells nothing of how much of a guess was right. */
@@ -57,10 +56,4 @@ function digest(token: string): Buffer {
 function refuse(res: ServerResponse, now: Date): void {
   res.setHeader('WWW-Authenticate', 'Bearer realm="metrics"');
   sendJson(res, 401, errorBody(errors.unauthorized('GET /metrics needs Authorization: Bearer <METRICS_TOKEN>'), METRICS_PATH, now));
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const bytes = JSON.stringify(body);
-  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(bytes) });
-  res.end(res.req.method === 'HEAD' ? undefined : bytes);
 }
