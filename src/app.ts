@@ -167,6 +167,11 @@ export async function startApp(options: AppOptions): Promise<App> {
     onSubscriptionsChanged: (organizationId) => caches.publish({ kind: 'webhook-subscriptions', organizationId }),
     attempts: observability.webhookAttempts,
   });
+  // What this instance keeps of a board's row: its grants and its webhook target.
+  const forgetBoard = (boardId: string) => {
+    access.boardChanged(boardId);
+    webhooks.boardChanged(boardId);
+  };
   const boards = new BoardService({
     db,
     clock,
@@ -178,11 +183,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     quotas,
     objectRules: objectTypes,
     components,
-    changeListeners: [
-      (boardId) => access.boardChanged(boardId),
-      (boardId) => webhooks.boardChanged(boardId),
-      (boardId) => caches.publish({ kind: 'board', boardId }),
-    ],
+    changeListeners: [forgetBoard, (boardId) => caches.publish({ kind: 'board', boardId })],
     logger,
   });
   const objects = new ObjectService({ boards, documents: realtime.documents, frames: frameDirectory, objectRules: objectTypes, clock });
@@ -242,7 +243,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     draining: () => draining,
     now: () => clock.now(),
   };
-  caches.subscribe((signal) => dropStale(signal, { access, organizations, webhooks }));
+  caches.subscribe((signal) => dropStale(signal, { forgetBoard, access, organizations, webhooks }));
   // Grants, keys and plans are trusted for seconds only; frames and webhook targets until told.
   instance.channels.onReconnect(() => {
     frameDirectory.invalidateAll();
@@ -296,11 +297,13 @@ export async function startApp(options: AppOptions): Promise<App> {
 }
 
 /** Drops what this instance cached of a change another instance made (events/cacheSignals.ts). */
-function dropStale(signal: CacheSignal, caches: { access: BoardAccess; organizations: OrganizationService; webhooks: Webhooks }): void {
+function dropStale(
+  signal: CacheSignal,
+  caches: { forgetBoard: (boardId: string) => void; access: BoardAccess; organizations: OrganizationService; webhooks: Webhooks },
+): void {
   switch (signal.kind) {
     case 'board':
-      caches.access.boardChanged(signal.boardId);
-      caches.webhooks.boardChanged(signal.boardId);
+      caches.forgetBoard(signal.boardId);
       return;
     case 'organization':
       caches.organizations.forget(signal.organizationId);
