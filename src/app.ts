@@ -14,6 +14,7 @@ import type { AppConfig } from './config.js';
 import { EventBus } from './events/bus.js';
 import { CACHE_SIGNALS_CHANNEL, type CacheSignal } from './events/cacheSignals.js';
 import { multiInstance, singleInstance } from './realtime/instanceMode.js';
+import type { SeatLedger } from './store/seatLedger.js';
 import { assertNever } from './util/assertNever.js';
 import { apiRouter } from './http/apiRouter.js';
 import { Router } from 'express';
@@ -73,6 +74,8 @@ export interface App {
   agents: AgentRuntime;
   /** The sockets of boards as agents reach them (tests check notifications and presence through it). */
   agentSockets: AgentSockets;
+  /** Who holds a seat on each board (tests call `sweepOrphans()` after moving a ManualClock past a killed instance's heartbeat). */
+  seats: Pick<SeatLedger<unknown>, 'sweepOrphans'>;
   /** Socket message metering (tests flush it instead of waiting a second). */
   socketMessages: SocketMessageMeter;
   /** The development API key, when this start had to create the development organization. */
@@ -100,7 +103,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     now: () => clock.now(),
     logger,
   });
-  const instance = config.redisUrl ? await multiInstance({ redisUrl: config.redisUrl, keyPrefix: config.clusterKeyPrefix, logger }) : singleInstance;
+  const instance = config.redisUrl ? await multiInstance({ redisUrl: config.redisUrl, keyPrefix: config.clusterKeyPrefix, clock, logger }) : singleInstance();
   const caches = instance.channels.channel<CacheSignal>(CACHE_SIGNALS_CHANNEL);
   const bus = new EventBus(clock, logger);
   const organizations = new OrganizationService({ db, clock });
@@ -108,7 +111,7 @@ export async function startApp(options: AppOptions): Promise<App> {
   // Known once the server listens (PORT=0 picks the port).
   let appUrl = config.appUrl ?? '';
   // Quotas measure live participants through the realtime registry, created just below.
-  let online: OnlineParticipants = { count: () => 0, boards: () => [] };
+  let online: OnlineParticipants = { count: async () => 0, boards: async () => [] };
   const quotas = new QuotaService({
     db,
     serializer: new OrganizationQueue(database.flavour === 'postgres' ? new RowLock(db) : new PlanRead(db, (id) => organizations.planOf(id))),
@@ -200,6 +203,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     consumeAiRequest: (organizationId) => quotas.consumeFor(organizationId, 'ai_requests_monthly'),
     llm: config.llm,
     tickMs: config.agentTickMs,
+    claimOnce: (key, ttlMs) => instance.channels.claimOnce(key, ttlMs),
     runs: observability.agentRuns,
   });
   const links = new ParticipantLinks({ db, clock, tokens, boards, appUrl, sockets: realtime.documents });
@@ -237,8 +241,11 @@ export async function startApp(options: AppOptions): Promise<App> {
   });
   let draining = false;
   const probeChecks = {
-    database: async () => {
-      await db.$queryRawUnsafe('SELECT 1');
+    dependencies: {
+      database: async () => {
+        await db.$queryRawUnsafe('SELECT 1');
+      },
+      ...instance.dependencies,
     },
     draining: () => draining,
     now: () => clock.now(),
@@ -289,6 +296,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     quotas,
     agents: agents.runtime,
     agentSockets: realtime.agentSockets,
+    seats: instance.seats,
     socketMessages,
     developmentApiKey,
     documentsLoaded: () => realtime.hocuspocus.getDocumentsCount(),

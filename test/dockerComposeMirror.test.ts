@@ -67,7 +67,7 @@ describe.skipIf(!available)('docker-compose.yml, run without Docker', () => {
     // Started together on an empty database, as `docker compose up` does.
     services.push(...(await Promise.all(replicas.map(() => startServiceProcess({ ...env, PORT: '0', HOST: '127.0.0.1' })))));
     proxy = await startRoundRobinProxy(services.map((service) => ({ host: '127.0.0.1', port: Number(new URL(service.url).port) })));
-    for (const service of services) expect((await request(service.url, 'GET', '/ready')).body).toEqual({ status: 'ok', database: 'ok' });
+    for (const service of services) expect((await request(service.url, 'GET', '/ready')).body).toEqual({ status: 'ok', database: 'ok', redis: 'ok' });
 
     const apiKey = env.BOOTSTRAP_API_KEY!;
     const created = await request(services[0]!.url, 'POST', '/api/v1/boards', { title: 'Compose board' }, { 'x-api-key': apiKey });

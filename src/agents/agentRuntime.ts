@@ -8,7 +8,7 @@ import { AgentRunner, type AgentRunnerDependencies, type RunRequest } from './ag
 import { AgentScheduler } from './agentScheduler.js';
 import type { AgentLifecycle } from './agentService.js';
 import type { TriggerEvent } from './ports.js';
-import { TickEvents } from './tickEvents.js';
+import { TickEvents, TIMER_TICK_MS } from './tickEvents.js';
 import { anyListens, firedTriggers, triggerEventsOf, triggerTypesOf } from './triggers.js';
 
 /** How often the runtime looks at the clock: idle participants, timer ticks, schedules, scans. */
@@ -21,6 +21,8 @@ const MAX_CACHED_BOARDS = 5_000;
 export interface AgentRuntimeDependencies extends Omit<AgentRunnerDependencies, 'thinkingChanged'> {
   bus: EventBus;
   tickMs?: number;
+  /** Whether this instance is the deployment's first to claim `key` (a timer tick due on every instance with the board's participants). */
+  claimOnce?: (key: string, ttlMs: number) => Promise<boolean>;
 }
 
 /**
@@ -115,7 +117,10 @@ export class AgentRuntime implements AgentLifecycle {
         for (const boardId of boards) {
           const agents = await this.agentsOf(boardId);
           // Not awaited: one board's slow runs (an LLM call) never hold up another board's events.
-          for (const event of this.ticks.eventsOf(boardId, agents)) void this.track(this.dispatch(event.event, agents, event.only));
+          for (const event of this.ticks.eventsOf(boardId, agents)) {
+            if (event.deploymentKey && !(await this.claimOnce(event.deploymentKey))) continue;
+            void this.track(this.dispatch(event.event, agents, event.only));
+          }
         }
         await this.scheduler.runDue();
         const scanRunner = {
@@ -130,6 +135,12 @@ export class AgentRuntime implements AgentLifecycle {
       }
     })();
     return this.ticking;
+  }
+
+  /** Whether this instance raises an event every instance may find due (alone: always). */
+  private async claimOnce(key: string): Promise<boolean> {
+    const claim = this.deps.claimOnce;
+    return claim ? claim(key, TIMER_TICK_MS / 2).catch(() => true) : true;
   }
 
   /** Resolves once every run started so far has finished (tests). */

@@ -30,6 +30,8 @@ export interface AgentsOptions {
   /** `LLM_*` settings; unset = the built-in rule engine. */
   llm?: { baseUrl: string; apiKey: string; model: string; timeoutMs: number };
   tickMs?: number;
+  /** Whether this instance is the deployment's first to claim `key` (instance channels). */
+  claimOnce?: (key: string, ttlMs: number) => Promise<boolean>;
   /** Told of every agent run logged (metrics). */
   runs?: AgentRunObserver;
 }

@@ -15,6 +15,11 @@ export const TIMER_TICK_MS = 60_000;
 export interface TickEvent {
   event: TriggerEvent;
   only: ((agent: Agent, triggerIndex: number) => boolean) | null;
+  /**
+   * Set when every instance with the board's participants raises the same event (a session's
+   * timer tick): the deployment raises it once, on the instance that claims this key first.
+   */
+  deploymentKey: string | null;
 }
 
 /** What a scan needs from the runner: whether a run fits the agent's rate now, and submitting it. */
@@ -76,6 +81,8 @@ export class TickEvents {
           this.idleFired.set(key, spell);
           return true;
         },
+        // Raised by the instance the participant is connected to: its activity is known there.
+        deploymentKey: null,
       });
     }
     return events;
@@ -94,7 +101,9 @@ export class TickEvents {
     const elapsedSeconds = Math.floor((now - session.getTime()) / 1000);
     const data = { session_started_at: session.toISOString(), elapsed_seconds: elapsedSeconds };
     const event: TriggerEvent = { type: 'timer:tick', boardId, organizationId, data, object: null, participant: null, frameId: null, idleSeconds: null, cause: null, occurredAt: new Date(now) };
-    return [{ event, only: null }];
+    // The session is the deployment's, so every instance counts the same minutes from its start.
+    const minute = Math.floor((now - session.getTime()) / TIMER_TICK_MS);
+    return [{ event, only: null, deploymentKey: `timer-tick:${boardId}:${session.getTime()}:${minute}` }];
   }
 
   /** Starts a `scanExisting` pass: the board's objects, as the agent sees them, each raised once as `object:created`. */

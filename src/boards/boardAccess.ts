@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import { errors } from '../errors.js';
+import { AppError, errors } from '../errors.js';
 import type { Plan } from '../organizations/plans.js';
 import type { Db } from '../store/database.js';
 import { TtlCache } from '../util/ttlCache.js';
@@ -36,6 +36,8 @@ export interface BoardGrant {
 export interface ParticipantQuota {
   /** Throws unless one more participant fits a board that has `current` (402 `participants`). */
   assertRoom(plan: Plan, type: 'participants', current: number): void;
+  /** Participants per board on `plan` (null: no limit); throws (403) if the plan has none. */
+  participantLimit(plan: Plan): number | null;
 }
 
 /** What a client says about itself next to its token (socket URL, `X-User-Id`): never verified. */
@@ -136,16 +138,27 @@ export class BoardAccess {
   }
 
   /**
-   * Nobody beyond `config.max_participants` or the plan's participants per board joins;
-   * hosts are always let in. `participantKey` is the joining participant's presence key.
+   * How many seats a board may have taken for a new participant to still join (null: any):
+   * fewer than `config.max_participants` and the plan's participants per board. Hosts are
+   * always let in. The seat ledger applies it, so the check and the seat are one step.
    */
-  checkCapacity(grant: BoardGrant, participantKey: string, connectedKeys: { has(key: string): boolean; readonly size: number }): void {
-    const { config } = grant.board;
-    if (grant.role === 'host' || connectedKeys.has(participantKey)) return;
-    if (connectedKeys.size >= config.max_participants) {
-      throw errors.conflict(`The board is full (${config.max_participants} participants)`);
+  seatLimit(grant: BoardGrant): number | null {
+    if (grant.role === 'host') return null;
+    const perPlan = this.deps.quotas.participantLimit(grant.plan);
+    return perPlan === null ? grant.board.config.max_participants : Math.min(grant.board.config.max_participants, perPlan);
+  }
+
+  /** Why a new participant cannot join a board with `seated` seats taken (`seatLimit` said it is full): 409, or the plan's 402. */
+  seatRefusal(grant: BoardGrant, seated: number): AppError {
+    const { max_participants: max } = grant.board.config;
+    if (seated >= max) return errors.conflict(`The board is full (${max} participants)`);
+    try {
+      this.deps.quotas.assertRoom(grant.plan, 'participants', seated);
+    } catch (error) {
+      if (error instanceof AppError) return error;
+      throw error;
     }
-    this.deps.quotas.assertRoom(grant.plan, 'participants', connectedKeys.size);
+    return errors.conflict(`The board is full (${max} participants)`);
   }
 
   /** Gives boards created before token lookup hashes existed their hashes. */

@@ -78,8 +78,10 @@ export interface LiveDocuments {
   readObjects(name: string): Promise<BoardObject[]>;
   /** Reads a document without changing it: the live state if loaded, else the durable one. */
   read<T>(name: string, reader: (doc: Y.Doc) => T): Promise<T>;
-  /** Participants connected to a board now (people first, then visible agents), each with its last reported location. */
-  participants(boardId: string): ConnectedParticipant[];
+  /** Participants connected to a board now, through any instance (people first, then visible agents), each with its last reported location. */
+  participants(boardId: string): Promise<ConnectedParticipant[]>;
+  /** How many participants `participants` lists. */
+  participantCount(boardId: string): Promise<number>;
   /** Closes every socket connected to a board's documents (its zone documents included). */
   disconnectAll(boardId: string, reason: DisconnectReason): void;
   /** Closes every socket a user's personal link opened on a board (the link was revoked). */

@@ -145,7 +145,7 @@ export class FrameService {
    * frame the caller may not see is left out, as the frame itself is (a location names it).
    */
   async participantsVisibleTo(caller: Caller, board: Board): Promise<ConnectedParticipant[]> {
-    const participants = this.deps.documents.participants(board.id);
+    const participants = await this.deps.documents.participants(board.id);
     if (!participants.some((participant) => participant.location?.frameId)) return participants;
     const frames = new Map((await this.deps.directory.cachedFramesOfBoard(board.id)).map((frame) => [frame.id, frame]));
     return participants.map(({ location, ...participant }) => {

@@ -5,8 +5,8 @@ import { errorBody } from './errorBody.js';
 
 /** What the probes look at. */
 export interface ProbeChecks {
-  /** Rejects when the database cannot answer. */
-  database(): Promise<void>;
+  /** What the instance needs to serve, by name (`database`, and `redis` with several instances): each rejects when unreachable. */
+  dependencies: Record<string, () => Promise<void>>;
   /** True from the moment the instance begins to shut down (SIGTERM). */
   draining(): boolean;
   /** The service's clock, for error bodies' timestamps. */
@@ -29,17 +29,34 @@ export function answerProbesFirst(checks: ProbeChecks, logger: Logger, next: Req
       case '/health':
         return sendJson(res, 200, { status: 'ok' });
       case '/ready':
-        return void checks.database().then(
-          () => sendJson(res, 200, { status: 'ok', database: 'ok' }),
-          (error: unknown) => {
-            logger.error({ err: error }, 'readiness check failed');
-            sendJson(res, 503, { status: 'unavailable', database: 'unreachable' });
-          },
-        );
+        return void readiness(checks.dependencies, logger).then(({ ready, body }) => sendJson(res, ready ? 200 : 503, body));
       default:
         return next(req, res);
     }
   };
+}
+
+/** How long `/ready` waits for a dependency before calling it unreachable. */
+const DEPENDENCY_TIMEOUT_MS = 2_000;
+
+/** Checks every dependency at once: ready when all answer, each named `ok` or `unreachable` in the body. */
+async function readiness(dependencies: ProbeChecks['dependencies'], logger: Logger): Promise<{ ready: boolean; body: Record<string, string> }> {
+  const names = Object.keys(dependencies);
+  const outcomes = await Promise.allSettled(names.map((name) => withTimeout(dependencies[name]!())));
+  const body: Record<string, string> = { status: 'ok' };
+  outcomes.forEach((outcome, index) => {
+    body[names[index]!] = outcome.status === 'fulfilled' ? 'ok' : 'unreachable';
+    if (outcome.status === 'rejected') logger.error({ err: outcome.reason, dependency: names[index] }, 'readiness check failed');
+  });
+  const ready = outcomes.every((outcome) => outcome.status === 'fulfilled');
+  if (!ready) body.status = 'unavailable';
+  return { ready, body };
+}
+
+function withTimeout(check: Promise<void>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer in ${DEPENDENCY_TIMEOUT_MS} ms`)), DEPENDENCY_TIMEOUT_MS)));
+  return Promise.race([check, late]).finally(() => clearTimeout(timer));
 }
 
 function refuseWhileDraining(res: ServerResponse, path: string, isProbe: boolean, now: Date): void {

@@ -6,6 +6,9 @@ import { apiKeyPrefix, generateApiKey, hashApiKey, hashPassword } from './creden
 import type { Plan } from './plans.js';
 import { TtlCache } from '../util/ttlCache.js';
 
+/** The development organization's id: the same on every instance, so it is created once. */
+const DEVELOPMENT_ORGANIZATION_ID = '00000000-0000-4000-8000-000000000001';
+
 /** An organization as the rest of the service sees it. */
 export interface Organization {
   id: string;
@@ -48,11 +51,11 @@ export class OrganizationService {
   constructor(private readonly deps: OrganizationServiceDependencies) {}
 
   /** Creates an organization with a new API key; the plain key is returned only here. */
-  async create(input: { name: string; plan: Plan; apiKey?: string }): Promise<{ organization: Organization; apiKey: string }> {
+  async create(input: { name: string; plan: Plan; apiKey?: string; id?: string }): Promise<{ organization: Organization; apiKey: string }> {
     const { db, clock } = this.deps;
     const apiKey = input.apiKey ?? generateApiKey();
     const now = clock.now();
-    const id = randomUUID();
+    const id = input.id ?? randomUUID();
     await db.organization.create({
       data: {
         id,
@@ -156,8 +159,14 @@ export class OrganizationService {
   /** Creates a development organization when the database has none; returns its key if it did. */
   async ensureDevelopmentOrganization(plan: Plan): Promise<string | null> {
     if ((await this.deps.db.organization.count()) > 0) return null;
-    const { apiKey } = await this.create({ name: 'Development organization', plan });
-    return apiKey;
+    try {
+      // One id for it, so instances starting together on an empty database create it once.
+      const { apiKey } = await this.create({ name: 'Development organization', plan, id: DEVELOPMENT_ORGANIZATION_ID });
+      return apiKey;
+    } catch (error) {
+      if ((error as { code?: string }).code === 'P2002') return null;
+      throw error;
+    }
   }
 
   /** Creates a user of an organization; emails are unique across the service. */

@@ -133,6 +133,12 @@ export class QuotaService {
     return row ? { id: row.id, name: row.name, plan: row.plan as Plan } : null;
   }
 
+  /** Participants per board on `plan` (null: no limit); throws if the plan has none. */
+  participantLimit(plan: Plan): number | null {
+    const limit = this.refuseIfLacking(plan, 'participants');
+    return limit === UNLIMITED ? null : limit;
+  }
+
   /** Throws unless `adding` more fit in a gauge quota now at `current`. */
   assertRoom(plan: Plan, type: GaugeQuota, current: number, adding = 1): void {
     const limit = this.refuseIfLacking(plan, type);

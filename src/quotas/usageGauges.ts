@@ -20,12 +20,12 @@ FROM (
   SELECT CAST(SUM(bytes) AS BIGINT) AS total, CAST(MAX(bytes) AS BIGINT) AS largest FROM board_storage WHERE organization_id = ?
 ) storage`;
 
-/** Who is connected right now (the realtime presence registry). */
+/** Who is connected right now, through any instance (the realtime seat ledger). */
 export interface OnlineParticipants {
   /** How many people are connected to a board. */
-  count(boardId: string): number;
+  count(boardId: string): Promise<number>;
   /** The boards with anyone connected. */
-  boards(): string[];
+  boards(): Promise<string[]>;
 }
 
 /**
@@ -127,10 +127,11 @@ export class UsageGauges {
 
   /** The most people on one active board: only boards with anyone online are looked up. */
   private async busiestBoard(organizationId: string, now: Date): Promise<number> {
-    const online = this.onlineParticipants.boards();
+    const online = await this.onlineParticipants.boards();
     if (online.length === 0) return 0;
     const boards = await this.db.board.findMany({ where: { id: { in: online }, organizationId, status: 'active', expiresAt: { gt: now } }, select: { id: true } });
-    return Math.max(0, ...boards.map((board) => this.onlineParticipants.count(board.id)));
+    const counts = await Promise.all(boards.map((board) => this.onlineParticipants.count(board.id)));
+    return Math.max(0, ...counts);
   }
 
   /**

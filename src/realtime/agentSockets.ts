@@ -7,6 +7,9 @@ import type { Clock } from '../clock.js';
 import { isBoardDocument } from './documentContext.js';
 import type { PresenceRegistry, ShownAgent } from './presenceRegistry.js';
 import type { SocketMessenger } from './socketMessenger.js';
+import type { SeatLedger } from '../store/seatLedger.js';
+import type { ServerMessage } from './messages.js';
+import type { BoardSeat } from './boardSeat.js';
 import type { Audience } from './audience.js';
 import { assertNever } from '../util/assertNever.js';
 
@@ -23,7 +26,7 @@ const AGENT_ORIGIN = 'agent-presence';
  */
 export class AgentSocketsAdapter implements AgentSockets {
   constructor(
-    private readonly deps: { registry: PresenceRegistry; messenger: SocketMessenger; awareness: AgentAwareness; clock: Clock },
+    private readonly deps: { registry: PresenceRegistry; seats: SeatLedger<BoardSeat>; messenger: SocketMessenger; awareness: AgentAwareness; clock: Clock },
   ) {}
 
   notify(boardId: string, notification: AgentNotification, recipients: Recipients): number {
@@ -50,11 +53,8 @@ export class AgentSocketsAdapter implements AgentSockets {
 
   showAgent(boardId: string, agentId: string, presence: AgentPresence | null): void {
     if (presence === null) return this.withdrawAgent(boardId, agentId);
-    const { registry, messenger } = this.deps;
-    const { agent, appeared } = registry.showAgent(boardId, agentId, presence, this.deps.clock.now());
-    if (appeared) {
-      messenger.broadcast(boardId, { type: 'participant:joined', participant: agent.view, participant_count: registry.participantCount(boardId) });
-    }
+    const { agent, appeared } = this.deps.registry.showAgent(boardId, agentId, presence, this.deps.clock.now());
+    if (appeared) void this.announce(boardId, (participant_count) => ({ type: 'participant:joined', participant: agent.view, participant_count }));
     this.deps.awareness.show(boardId, agentId, agent);
   }
 
@@ -62,8 +62,13 @@ export class AgentSocketsAdapter implements AgentSockets {
     const agent = this.deps.registry.withdrawAgent(boardId, agentId);
     if (!agent) return;
     this.deps.awareness.withdraw(boardId, agentId);
-    const count = this.deps.registry.participantCount(boardId);
-    this.deps.messenger.broadcast(boardId, { type: 'participant:left', user_id: agent.view.user_id, participant_count: count });
+    void this.announce(boardId, (participant_count) => ({ type: 'participant:left', user_id: agent.view.user_id, participant_count }));
+  }
+
+  /** Broadcasts an agent's joining or leaving with the board's participants counted: its seats (all instances') and agents. */
+  private async announce(boardId: string, message: (participantCount: number) => ServerMessage): Promise<void> {
+    const seated = await this.deps.seats.count(boardId).catch(() => this.deps.registry.list(boardId).length);
+    this.deps.messenger.broadcast(boardId, message(seated + this.deps.registry.agentCount(boardId)));
   }
 }
 

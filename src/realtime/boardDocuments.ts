@@ -7,6 +7,8 @@ import type { InstanceChannel } from '../store/instanceChannels.js';
 import type { DocumentStore } from '../store/documentStore.js';
 import { CloseEvents } from './closeEvents.js';
 import type { PresenceRegistry } from './presenceRegistry.js';
+import type { BoardSeat } from './boardSeat.js';
+import type { SeatLedger } from '../store/seatLedger.js';
 import type { SocketMessenger } from './socketMessenger.js';
 import type { SocketSignal } from './socketSignals.js';
 import type { ObjectEventsExtension } from './objectEventsExtension.js';
@@ -33,6 +35,7 @@ export class BoardDocuments implements LiveDocuments {
     private readonly persistence: PersistenceExtension,
     private readonly objectEvents: ObjectEventsExtension,
     private readonly registry: PresenceRegistry,
+    private readonly seats: SeatLedger<BoardSeat>,
     private readonly messenger: SocketMessenger,
     private readonly signals: InstanceChannel<SocketSignal>,
   ) {}
@@ -86,14 +89,21 @@ export class BoardDocuments implements LiveDocuments {
     }
   }
 
-  /** Participants connected to a board now, each with its last reported location, then the visible agents shown on it. */
-  participants(boardId: string): ConnectedParticipant[] {
-    const people = this.registry.list(boardId).map((presence) => ({
-      ...presence.view,
-      ...(presence.location ? { location: presence.location } : {}),
-    }));
+  /**
+   * Participants connected to a board now, through any instance, oldest first, each with its
+   * last reported location; then the visible agents shown on it.
+   */
+  async participants(boardId: string): Promise<ConnectedParticipant[]> {
+    const seats = await this.seats.seats(boardId);
+    const people = seats
+      .sort((a, b) => a.view.joined_at.localeCompare(b.view.joined_at))
+      .map((seat) => ({ ...seat.view, ...(seat.location ? { location: seat.location } : {}) }));
     const agents = [...this.registry.shownAgents(boardId).values()].map((agent) => agent.view);
     return [...people, ...agents];
+  }
+
+  async participantCount(boardId: string): Promise<number> {
+    return (await this.seats.count(boardId)) + this.registry.agentCount(boardId);
   }
 
   /** Closes every socket connected to a board's documents (its zone documents included), on every instance. */

@@ -2,6 +2,10 @@ import type { Extension } from '@hocuspocus/server';
 import { soloChannels, type InstanceChannels } from '../store/instanceChannels.js';
 import type { Logger } from '../logger.js';
 import { RedisChannels } from '../store/redisChannels.js';
+import { RedisSeatLedger } from '../store/redisSeatLedger.js';
+import { LocalSeatLedger, type SeatLedger } from '../store/seatLedger.js';
+import type { Clock } from '../clock.js';
+import type { BoardSeat } from './boardSeat.js';
 import { snapshotFromMemory, type SnapshotWriter } from './persistenceExtension.js';
 
 /**
@@ -16,15 +20,23 @@ export interface InstanceMode {
   documentExtensions: Extension[];
   /** How a live document's snapshot is written (persistenceExtension.ts). */
   writeSnapshot: SnapshotWriter;
+  /** Who holds a seat on each board (presenceExtension.ts). */
+  seats: SeatLedger<BoardSeat>;
+  /** What the instance needs besides its database to serve, by name, for `/ready`: each rejects when unreachable. */
+  dependencies: Record<string, () => Promise<void>>;
   close(): Promise<void>;
 }
 
-export const singleInstance: InstanceMode = {
-  channels: soloChannels,
-  documentExtensions: [],
-  writeSnapshot: snapshotFromMemory,
-  close: async () => {},
-};
+export function singleInstance(): InstanceMode {
+  return {
+    channels: soloChannels,
+    documentExtensions: [],
+    writeSnapshot: snapshotFromMemory,
+    seats: new LocalSeatLedger(),
+    dependencies: {},
+    close: async () => {},
+  };
+}
 
 /**
  * Several instances over Redis: the document fan-out (documentFanOut.ts, on
@@ -32,11 +44,12 @@ export const singleInstance: InstanceMode = {
  * state other instances hold in memory), the instance channels carry the rest. Each update is
  * persisted once, by the instance that received it (PersistenceExtension skips updates that
  * came through Redis), and snapshots are compacted from the store, which holds every
- * instance's updates.
+ * instance's updates. Seats are kept in Redis, for every instance to count.
  */
-export async function multiInstance(options: { redisUrl: string; keyPrefix: string; logger: Logger }): Promise<InstanceMode> {
-  const { redisUrl, keyPrefix, logger } = options;
+export async function multiInstance(options: { redisUrl: string; keyPrefix: string; clock: Clock; logger: Logger }): Promise<InstanceMode> {
+  const { redisUrl, keyPrefix, clock, logger } = options;
   const channels = await RedisChannels.open(redisUrl, `${keyPrefix}signals:`, logger);
+  const seats = await RedisSeatLedger.open<BoardSeat>(redisUrl, { prefix: `${keyPrefix}seats:`, instanceId: channels.instanceId, clock, logger });
   // Loaded only here: a single instance never loads the Redis extension nor ioredis.
   const { documentFanOut } = await import('./documentFanOut.js');
   const fanOut = documentFanOut({ redisUrl, identifier: channels.instanceId, prefix: `${keyPrefix}documents`, logger });
@@ -44,9 +57,13 @@ export async function multiInstance(options: { redisUrl: string; keyPrefix: stri
     channels,
     documentExtensions: [fanOut],
     writeSnapshot: (store, name) => store.compactStored(name),
+    seats,
+    // Without Redis no document loads (the fan-out's first sync waits) and no seat is taken.
+    dependencies: { redis: () => channels.ping() },
     async close() {
       // Its Redis connections may be down (Redis unreachable): shutting down goes on regardless.
       await fanOut.onDestroy().catch((error: unknown) => logger.warn({ err: error }, 'document fan-out: not closed cleanly'));
+      await seats.close();
       await channels.close();
     },
   };

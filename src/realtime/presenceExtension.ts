@@ -1,20 +1,27 @@
+import { randomUUID } from 'node:crypto';
 import type { Extension, connectedPayload, onDisconnectPayload } from '@hocuspocus/server';
 import { participantIdentity, type BoardAccess, type BoardGrant, type ParticipantIdentity } from '../boards/boardAccess.js';
+import { participantColor } from '../boards/participantColor.js';
 import type { ParticipantHistory } from '../boards/participantHistory.js';
+import type { ParticipantView } from '../boards/ports.js';
+import type { SeatLedger, SeatRelease } from '../store/seatLedger.js';
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import type { EventBus } from '../events/bus.js';
-import type { ParticipantUser } from '../events/types.js';
 import type { Logger } from '../logger.js';
 import { CloseEvents, closeEventFor } from './closeEvents.js';
 import { isBoardDocument } from './documentContext.js';
-import type { Presence, PresenceRegistry } from './presenceRegistry.js';
-import type { SocketContext } from './socketContext.js';
+import type { PresenceRegistry } from './presenceRegistry.js';
+import { userOf, type BoardSeat } from './boardSeat.js';
+import type { SeatClaimOutcome, SocketContext } from './socketContext.js';
 import type { SocketMessenger } from './socketMessenger.js';
 
 /**
  * Participants and sessions: a socket that opens a board's main document joins the board
  * as a participant, within the board's `max_participants`. Raises session and participant events.
+ * Seats, counts and sessions are the deployment's (the seat ledger), so each event is raised
+ * once however many instances a board's sockets are spread over; a killed instance's seats
+ * are freed, and announced, by a survivor.
  *
  * A participant is keyed by what vouches for it, so a declared id can never join (or end)
  * another's entry: a personal link's user is one participant however many sockets it has, so
@@ -28,83 +35,110 @@ export class PresenceExtension implements Extension {
       access: BoardAccess;
       history: ParticipantHistory;
       registry: PresenceRegistry;
+      seats: SeatLedger<BoardSeat>;
       messenger: SocketMessenger;
       bus: EventBus;
       clock: Clock;
       logger: Logger;
     },
-  ) {}
+  ) {
+    deps.seats.onOrphansFreed(({ boardId, freed }) => {
+      for (const release of freed) void this.announceLeft(boardId, release, deps.clock.now()).catch((error: unknown) => deps.logger.error({ err: error, board_id: boardId }, 'orphaned seat not announced'));
+    });
+  }
 
   async connected({ documentName, context, connection }: connectedPayload): Promise<void> {
     const socket = context as SocketContext;
     if (!isBoardDocument(documentName) || !socket.grant) return;
     const { grant } = socket;
+    const board = grant.board;
     const identity = participantIdentity(grant, socket.declared);
     const key = participantKey(grant, identity, socket.socketId);
-    try {
-      // Checked and recorded with no await in between, so two sockets cannot both take the last seat.
-      this.deps.access.checkCapacity(grant, key, this.deps.registry.seats(grant.board.id));
-    } catch (error) {
-      socket.closeSocket(error instanceof AppError ? closeEventFor(error) : CloseEvents.Forbidden);
-      return;
-    }
     const now = this.deps.clock.now();
     const userId = identity.userId ?? `anonymous-${socket.socketId}`;
-    const change = this.deps.registry.join(grant.board.id, { key, userId, identity, role: grant.role, socketId: socket.socketId }, now);
-    (connection.context as SocketContext).participantKey = key;
+    const view: ParticipantView = { user_id: userId, user_type: identity.userType, role: grant.role, joined_at: now.toISOString(), color: participantColor(userId) };
+    const seat: BoardSeat = { organizationId: board.organizationId, view, user: userOf(view, identity, grant.role) };
+    const shared = connection.context as SocketContext;
+    // onDisconnect waits for the claim, so a socket gone before its seat was taken still frees it.
+    const claiming = this.claim(grant, key, seat);
+    shared.seatClaim = claiming;
+    const claim = await claiming;
+    if (claim.kind === 'refused') return socket.closeSocket(claim.close);
+    // Another socket of the participant already holds the seat: shown as it was when taken.
+    const shownView = claim.kind === 'held' ? claim.seat.view : view;
+    this.deps.registry.join(board.id, { key, view: shownView, identity, role: grant.role, socketId: socket.socketId }, claim.session, now);
+    shared.participantKey = key;
     // Only a verified user can be assigned a zone as a participant (`assigned_participant_id`).
     if (grant.user) {
       await this.deps.history
-        .record(grant.board.id, grant.user.userId, grant.role, now)
-        .catch((error) => this.deps.logger.error({ err: error, board_id: grant.board.id }, 'participant history not recorded'));
+        .record(board.id, grant.user.userId, grant.role, now)
+        .catch((error) => this.deps.logger.error({ err: error, board_id: board.id }, 'participant history not recorded'));
     }
-    if (change.kind !== 'joined') return;
-    const board = grant.board;
+    if (claim.kind !== 'taken') return;
     const scope = { board_id: board.id, organization_id: board.organizationId };
-    if (change.sessionStarted) {
-      await this.deps.bus.publish('session.started', { ...scope, session_id: change.sessionStarted.id, started_at: now.toISOString() });
+    if (claim.sessionStarted) {
+      await this.deps.bus.publish('session.started', { ...scope, session_id: claim.session.id, started_at: claim.session.startedAt });
     }
-    const count = this.deps.registry.seats(board.id).size;
     // Sockets show the participant list, visible agents included; events count people.
-    const shown = this.deps.registry.participantCount(board.id);
-    this.deps.messenger.broadcast(board.id, { type: 'participant:joined', participant: change.presence.view, participant_count: shown }, { kind: 'everyone', except: socket.socketId });
+    const shown = claim.seated + this.deps.registry.agentCount(board.id);
+    this.deps.messenger.broadcast(board.id, { type: 'participant:joined', participant: view, participant_count: shown }, { kind: 'everyone', except: socket.socketId });
     await this.deps.bus.publish('participant.joined', {
       ...scope,
       board: { title: board.title, external_id: board.externalId, external_data: board.externalData, created_at: board.createdAt.toISOString() },
-      user: userOf(change.presence),
-      participant_count: count,
+      user: seat.user,
+      participant_count: claim.seated,
       joined_at: now.toISOString(),
     });
   }
 
   async onDisconnect({ documentName, context }: onDisconnectPayload): Promise<void> {
     const socket = context as SocketContext;
-    if (!isBoardDocument(documentName) || !socket.grant || !socket.participantKey) return;
+    if (!isBoardDocument(documentName) || !socket.grant || !socket.seatClaim) return;
+    const claim = await socket.seatClaim;
+    if (claim.kind === 'refused') return;
     const board = socket.grant.board;
-    const change = this.deps.registry.leave(board.id, socket.participantKey, socket.socketId);
-    if (change.kind !== 'left') return;
-    const now = this.deps.clock.now();
-    const scope = { board_id: board.id, organization_id: board.organizationId };
-    const count = this.deps.registry.seats(board.id).size;
-    const shown = this.deps.registry.participantCount(board.id);
-    this.deps.messenger.broadcast(board.id, { type: 'participant:left', user_id: change.presence.view.user_id, participant_count: shown });
+    const key = socket.participantKey!;
+    this.deps.registry.leave(board.id, key, socket.socketId);
+    const release = await this.deps.seats.release(board.id, key);
+    if (release.kind === 'freed') await this.announceLeft(board.id, release, this.deps.clock.now());
+  }
+
+  /** The socket's seat, or why it may not have one (a full board, or the ledger unreachable). */
+  private async claim(grant: BoardGrant, key: string, seat: BoardSeat): Promise<SeatClaimOutcome> {
+    try {
+      const session = { id: randomUUID(), startedAt: seat.view.joined_at };
+      const claim = await this.deps.seats.claim(grant.board.id, key, seat, { limit: this.deps.access.seatLimit(grant), session });
+      if (claim.kind !== 'full') return claim;
+      return { kind: 'refused', close: closeEventFor(this.deps.access.seatRefusal(grant, claim.seated)) };
+    } catch (error) {
+      if (error instanceof AppError) return { kind: 'refused', close: closeEventFor(error) };
+      this.deps.logger.error({ err: error, board_id: grant.board.id }, 'seat not claimed');
+      return { kind: 'refused', close: CloseEvents.Unavailable };
+    }
+  }
+
+  /** Tells the board's sockets and the event bus that a participant left, and the session ended if it was the last. */
+  private async announceLeft(boardId: string, release: Extract<SeatRelease<BoardSeat>, { kind: 'freed' }>, now: Date): Promise<void> {
+    const { seat } = release;
+    const scope = { board_id: boardId, organization_id: seat.organizationId };
+    const shown = release.seated + this.deps.registry.agentCount(boardId);
+    this.deps.messenger.broadcast(boardId, { type: 'participant:left', user_id: seat.view.user_id, participant_count: shown });
     await this.deps.bus.publish('participant.left', {
       ...scope,
-      user: userOf(change.presence),
-      participant_count: count,
-      joined_at: change.presence.view.joined_at,
+      user: seat.user,
+      participant_count: release.seated,
+      joined_at: seat.view.joined_at,
       left_at: now.toISOString(),
     });
-    if (change.sessionEnded) {
-      const started = change.sessionEnded.startedAt;
-      await this.deps.bus.publish('session.ended', {
-        ...scope,
-        session_id: change.sessionEnded.id,
-        started_at: started.toISOString(),
-        ended_at: now.toISOString(),
-        session_duration_seconds: Math.round((now.getTime() - started.getTime()) / 1000),
-      });
-    }
+    const ended = release.sessionEnded;
+    if (!ended) return;
+    await this.deps.bus.publish('session.ended', {
+      ...scope,
+      session_id: ended.id,
+      started_at: ended.startedAt,
+      ended_at: now.toISOString(),
+      session_duration_seconds: Math.round((now.getTime() - new Date(ended.startedAt).getTime()) / 1000),
+    });
   }
 }
 
@@ -115,13 +149,3 @@ function participantKey(grant: BoardGrant, identity: ParticipantIdentity, socket
   return `socket:${socketId}`;
 }
 
-function userOf(presence: Presence): ParticipantUser {
-  return {
-    user_id: presence.view.user_id,
-    user_name: presence.identity.userName,
-    user_role: presence.role,
-    user_type: presence.identity.userType,
-    external_user_id: presence.identity.externalUserId,
-    external_source: presence.identity.externalSource,
-  };
-}

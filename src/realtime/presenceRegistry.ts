@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { participantColor } from '../boards/participantColor.js';
 import type { BoardRole } from '../boards/accessTokens.js';
 import type { ParticipantIdentity } from '../boards/boardAccess.js';
 import type { AgentPresence } from '../agents/ports.js';
 import type { ParticipantLocation, ParticipantView } from '../boards/ports.js';
+import type { SeatSession } from '../store/seatLedger.js';
 
 /** One participant of a board and the sockets it is connected with. */
 export interface Presence {
@@ -22,7 +22,7 @@ export interface ShownAgent {
   presence: AgentPresence;
 }
 
-/** A board's live session: from the first participant joining to the last leaving. */
+/** A board's live session on this instance: the deployment's session (seat ledger), with the participants connected here. */
 export interface BoardSession {
   id: string;
   startedAt: Date;
@@ -30,24 +30,11 @@ export interface BoardSession {
   participants: Map<string, Presence>;
 }
 
-/** The participant keys connected to a board: whether one is, and how many. */
-export interface Seats {
-  has(key: string): boolean;
-  readonly size: number;
-}
-
-const NO_SEATS: Seats = new Set<string>();
-
-/** What joining or leaving changed. */
-export type PresenceChange =
-  | { kind: 'joined'; presence: Presence; sessionStarted: BoardSession | null }
-  | { kind: 'rejoined' }
-  | { kind: 'left'; presence: Presence; sessionEnded: BoardSession | null }
-  | { kind: 'still-connected' };
-
 /**
- * The participants connected to each board on this instance, their sessions, and the visible
- * agents shown on boards (participants to see, never seats: `userIds` is people only).
+ * The participants connected to each board through this instance, and the visible agents shown
+ * on boards (participants to see, never seats). Who holds a seat deployment-wide, and so the
+ * counts, limits and session events, is the seat ledger's (store/seatLedger.ts); this is what
+ * the instance needs of its own sockets: whose they are, their roles, locations and activity.
  */
 export class PresenceRegistry {
   private readonly sessions = new Map<string, BoardSession>();
@@ -56,77 +43,52 @@ export class PresenceRegistry {
   /** By board, then agent id. */
   private readonly agents = new Map<string, Map<string, ShownAgent>>();
 
-  /**
-   * The seats taken on a board now: one per person connected, by participant key (see
-   * presenceExtension.ts). A live view, not a copy: every join reads it, and copying it made a
-   * board's joins cost the square of its participants.
-   */
-  seats(boardId: string): Seats {
-    return this.sessions.get(boardId)?.participants ?? NO_SEATS;
-  }
-
-  /** Boards with people connected now (sessions end when the last one leaves). */
-  boardsWithPeople(): string[] {
-    return [...this.sessions.keys()];
-  }
-
-  /** People connected to a board now, oldest first. */
+  /** People connected to a board through this instance, oldest first. */
   list(boardId: string): Presence[] {
     return [...(this.sessions.get(boardId)?.participants.values() ?? [])];
   }
 
-  /** How many participants a board shows: its people and its visible agents. */
-  participantCount(boardId: string): number {
-    return this.seats(boardId).size + (this.agents.get(boardId)?.size ?? 0);
+  /** How many visible agents a board shows. */
+  agentCount(boardId: string): number {
+    return this.agents.get(boardId)?.size ?? 0;
   }
 
   get(boardId: string, key: string): Presence | undefined {
     return this.sessions.get(boardId)?.participants.get(key);
   }
 
-  /** The board's current session, if anyone is connected. */
+  /** The board's session, if anyone is connected through this instance. */
   session(boardId: string): BoardSession | undefined {
     return this.sessions.get(boardId);
   }
 
-  /** Records a socket of the participant `key`; the first socket makes it a new participant shown as `userId`. */
+  /** Records a socket of the participant `key`, which holds its seat in `session`; the first socket here shows it as `view`. */
   join(
     boardId: string,
-    input: { key: string; userId: string; identity: ParticipantIdentity; role: BoardRole; socketId: string },
+    input: { key: string; view: ParticipantView; identity: ParticipantIdentity; role: BoardRole; socketId: string },
+    session: SeatSession,
     now: Date,
-  ): PresenceChange {
-    let session = this.sessions.get(boardId);
-    const sessionStarted = session ? null : (session = { id: randomUUID(), startedAt: now, participants: new Map() });
-    this.sessions.set(boardId, session);
+  ): void {
+    let local = this.sessions.get(boardId);
+    if (!local) this.sessions.set(boardId, (local = { id: session.id, startedAt: new Date(session.startedAt), participants: new Map() }));
     this.socketOwners.set(input.socketId, { boardId, key: input.key });
-    const existing = session.participants.get(input.key);
+    const existing = local.participants.get(input.key);
     if (existing) {
       existing.sockets.add(input.socketId);
       existing.lastActiveAt = now;
-      return { kind: 'rejoined' };
+      return;
     }
-    const presence: Presence = {
-      view: { user_id: input.userId, user_type: input.identity.userType, role: input.role, joined_at: now.toISOString(), color: participantColor(input.userId) },
-      identity: input.identity,
-      role: input.role,
-      sockets: new Set([input.socketId]),
-      lastActiveAt: now,
-    };
-    session.participants.set(input.key, presence);
-    return { kind: 'joined', presence, sessionStarted };
+    local.participants.set(input.key, { view: input.view, identity: input.identity, role: input.role, sockets: new Set([input.socketId]), lastActiveAt: now });
   }
 
-  /** Removes one socket of the participant `key`; its last socket makes it leave, the last participant ends the session. */
-  leave(boardId: string, key: string, socketId: string): PresenceChange {
+  /** Removes one socket of the participant `key`; its last socket here removes it, the last participant the board's session. */
+  leave(boardId: string, key: string, socketId: string): void {
     this.socketOwners.delete(socketId);
     const session = this.sessions.get(boardId);
     const presence = session?.participants.get(key);
-    if (!session || !presence || !presence.sockets.delete(socketId)) return { kind: 'still-connected' };
-    if (presence.sockets.size > 0) return { kind: 'still-connected' };
+    if (!session || !presence || !presence.sockets.delete(socketId) || presence.sockets.size > 0) return;
     session.participants.delete(key);
-    if (session.participants.size > 0) return { kind: 'left', presence, sessionEnded: null };
-    this.sessions.delete(boardId);
-    return { kind: 'left', presence, sessionEnded: session };
+    if (session.participants.size === 0) this.sessions.delete(boardId);
   }
 
   /** Keeps a participant's latest reported location. */

@@ -52,7 +52,7 @@ export interface RealtimeDependencies {
   /** Component manifests by URL: global events between components are routed by them. */
   componentManifests: ManifestResolver;
   /** Alone or one of several instances (instanceMode.ts). */
-  instance: Pick<InstanceMode, 'channels' | 'documentExtensions' | 'writeSnapshot'>;
+  instance: Pick<InstanceMode, 'channels' | 'documentExtensions' | 'writeSnapshot' | 'seats'>;
   /** Metrics (observability/); left out, nothing is observed. */
   observers?: RealtimeObservers;
 }
@@ -73,10 +73,10 @@ export interface Realtime {
   hocuspocus: Hocuspocus;
   /** The sockets of boards as agents reach them (notifications, navigation, activity, visible agents). */
   agentSockets: AgentSockets;
-  /** How many people are connected to a board now (visible agents take no seat). */
-  participantsOnline(boardId: string): number;
-  /** Boards with people connected to this instance now. */
-  boardsOnline(): string[];
+  /** How many people are connected to a board now, through any instance (visible agents take no seat). */
+  participantsOnline(boardId: string): Promise<number>;
+  /** Boards with people connected now, through any instance. */
+  boardsOnline(): Promise<string[]>;
   /** Starts accepting sockets on the HTTP server's upgrade requests. */
   listen(server: Server): void;
   close(): Promise<void>;
@@ -93,6 +93,7 @@ export function createRealtime(deps: RealtimeDependencies): Realtime {
   const store = deps.decorateStore ? deps.decorateStore(plainStore) : plainStore;
   const journal = new UpdateJournal(store, logger, deps.observers?.journal);
   const registry = new PresenceRegistry();
+  const { seats } = deps.instance;
   const signals = deps.instance.channels.channel<SocketSignal>(SOCKET_SIGNALS_CHANNEL);
   const persistence = new PersistenceExtension(store, journal, logger, deps.instance.writeSnapshot, deps.observers?.documentLoads);
   const objectEvents = new ObjectEventsExtension(bus, logger);
@@ -120,17 +121,17 @@ export function createRealtime(deps: RealtimeDependencies): Realtime {
       new WriteCheckExtension(frames, deps.objectRules),
       persistence,
       objectEvents,
-      new PresenceExtension({ access, history, registry, messenger, bus, clock, logger }),
-      new StatelessExtension({ registry, messenger, bus, clock, componentEvents }),
+      new PresenceExtension({ access, history, registry, seats, messenger, bus, clock, logger }),
+      new StatelessExtension({ registry, seats, messenger, bus, clock, componentEvents }),
       new ActivityExtension({ registry, clock }),
       agentAwareness,
       ...(deps.observers ? [deps.observers.extension] : []),
     ],
   });
-  const documents = new BoardDocuments(hocuspocus, store, journal, persistence, objectEvents, registry, messenger, signals);
+  const documents = new BoardDocuments(hocuspocus, store, journal, persistence, objectEvents, registry, seats, messenger, signals);
   const zones = new ZoneSync(hocuspocus, messenger, documents, frames, signals);
   signals.subscribe((signal) => applySocketSignal(signal, { messenger, documents, zones }));
-  const agentSockets = new AgentSocketsAdapter({ registry, messenger, awareness: agentAwareness, clock });
+  const agentSockets = new AgentSocketsAdapter({ registry, seats, messenger, awareness: agentAwareness, clock });
   let sockets: { close(): void } | null = null;
 
   return {
@@ -138,8 +139,8 @@ export function createRealtime(deps: RealtimeDependencies): Realtime {
     zones,
     hocuspocus,
     agentSockets,
-    participantsOnline: (boardId) => registry.seats(boardId).size,
-    boardsOnline: () => registry.boardsWithPeople(),
+    participantsOnline: (boardId) => seats.count(boardId),
+    boardsOnline: () => seats.boards(),
     listen(server) {
       sockets = attachSocketServer(server, {
         hocuspocus,

@@ -1,5 +1,10 @@
 import type { BoardGrant, DeclaredIdentity } from '../boards/boardAccess.js';
 import type { CloseEvent } from './closeEvents.js';
+import type { SeatClaim } from '../store/seatLedger.js';
+import type { BoardSeat } from './boardSeat.js';
+
+/** What a socket's seat claim came to: a seat, or the close that refused it. */
+export type SeatClaimOutcome = Exclude<SeatClaim<BoardSeat>, { kind: 'full' }> | { kind: 'refused'; close: CloseEvent };
 
 /**
  * What a socket carries into every Hocuspocus connection it opens (the connection's
@@ -16,6 +21,8 @@ export interface SocketContext {
   declared: DeclaredIdentity;
   /** The socket's participant on the board (see presenceExtension.ts), once admitted to the board document. */
   participantKey?: string;
+  /** The seat the socket claimed on opening the board document, or why it was refused (presenceExtension.ts). */
+  seatClaim?: Promise<SeatClaimOutcome>;
   /** Events the client asked for (`subscribe`); shared by every document of the socket. */
   subscriptions: Subscriptions;
   /**

@@ -11,6 +11,8 @@ import { refusalMessage } from './closeEvents.js';
 import { isBoardDocument } from './documentContext.js';
 import { SUBSCRIBABLE_EVENTS, type ClientMessage, type ServerMessage } from './messages.js';
 import type { PresenceRegistry } from './presenceRegistry.js';
+import { seatOf, type BoardSeat } from './boardSeat.js';
+import type { SeatLedger } from '../store/seatLedger.js';
 import type { SocketContext } from './socketContext.js';
 import type { SocketMessenger } from './socketMessenger.js';
 import { viewerOf } from './viewer.js';
@@ -28,7 +30,14 @@ export class StatelessExtension implements Extension {
   extensionName = 'stateless-messages';
 
   constructor(
-    private readonly deps: { registry: PresenceRegistry; messenger: SocketMessenger; bus: EventBus; clock: Clock; componentEvents: ComponentEvents },
+    private readonly deps: {
+      registry: PresenceRegistry;
+      seats: SeatLedger<BoardSeat>;
+      messenger: SocketMessenger;
+      bus: EventBus;
+      clock: Clock;
+      componentEvents: ComponentEvents;
+    },
   ) {}
 
   async onStateless({ connection, document, documentName, payload }: onStatelessPayload): Promise<void> {
@@ -91,6 +100,8 @@ export class StatelessExtension implements Extension {
     const fromFrameId = presence.location?.frameId ?? null;
     this.deps.registry.locate(grant.board.id, participantKey, location);
     this.deps.registry.touch(context.socketId, now);
+    // What REST lists, on any instance (the seat ledger).
+    await this.deps.seats.amend(grant.board.id, participantKey, seatOf(grant.board.organizationId, presence));
     this.deps.messenger.broadcast(
       grant.board.id,
       { type: 'participant:location', user_id: presence.view.user_id, ...location },

@@ -20,6 +20,14 @@ export interface InstanceChannels {
    * signals sent meanwhile were missed, so what they would have dropped must go now.
    */
   onReconnect(listener: () => void): void;
+  /**
+   * Whether this instance is the first of the deployment to claim `key` in the last `ttlMs`:
+   * work every instance finds due at about the same time (a session's timer tick) is done by
+   * the one that claims it. Alone, an instance always is.
+   */
+  claimOnce(key: string, ttlMs: number): Promise<boolean>;
+  /** Rejects when the other instances cannot be reached now. */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -28,5 +36,7 @@ export const soloChannels: InstanceChannels = {
   channel: () => ({ publish: () => {}, subscribe: () => {} }),
   ready: async () => {},
   onReconnect: () => {},
+  claimOnce: async () => true,
+  ping: async () => {},
   close: async () => {},
 };

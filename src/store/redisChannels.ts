@@ -64,6 +64,14 @@ export class RedisChannels implements InstanceChannels {
     };
   }
 
+  async claimOnce(key: string, ttlMs: number): Promise<boolean> {
+    return (await this.publisher.set(`${this.prefix}once:${key}`, this.instanceId, 'PX', ttlMs, 'NX')) === 'OK';
+  }
+
+  async ping(): Promise<void> {
+    await this.publisher.ping();
+  }
+
   onReconnect(listener: () => void): void {
     this.reconnectListeners.push(listener);
   }

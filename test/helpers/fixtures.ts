@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import type { Clock } from '../../src/clock.js';
 import type { Plan } from '../../src/organizations/plans.js';
 import { connectBoardClient, type BoardClient } from './realtimeClient.js';
 import { createTestDatabase, type TestDatabase } from './testDatabase.js';
@@ -107,9 +108,10 @@ export interface SuiteInstances {
 /**
  * The lifecycle of a suite that runs two instances on one PostgreSQL database and Redis
  * (`REDIS_URL`): started in `beforeAll` with a key prefix of their own (other runs may share the
- * Redis), stopped and the database dropped in `afterAll`. `env` adds variables, given that prefix.
+ * Redis), stopped and the database dropped in `afterAll`. `env` adds variables, given that prefix;
+ * `clock`, when given, is both instances' clock.
  */
-export function instancesForSuite(env: (prefix: string) => Record<string, string> = () => ({})): SuiteInstances {
+export function instancesForSuite(env: (prefix: string) => Record<string, string> = () => ({}), clock?: Clock): SuiteInstances {
   let database: TestDatabase | undefined;
   let first: TestServer | undefined;
   let second: TestServer | undefined;
@@ -118,8 +120,8 @@ export function instancesForSuite(env: (prefix: string) => Record<string, string
     database = await createTestDatabase('postgres');
     const prefix = `wb:test:${randomBytes(6).toString('hex')}:`;
     const shared = { REDIS_URL: process.env.REDIS_URL ?? '', CLUSTER_KEY_PREFIX: prefix, ...env(prefix) };
-    first = await startTestServer({ database, env: shared });
-    second = await startTestServer({ database, env: shared });
+    first = await startTestServer({ database, env: shared, clock });
+    second = await startTestServer({ database, env: shared, clock });
   });
   afterEach(() => {
     clients.splice(0).forEach((client) => client.destroy());

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { startApp, type App, type AppOptions } from '../../src/app.js';
 import type { Clock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
@@ -111,6 +112,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     RATE_LIMIT_PER_MINUTE: '0',
     RATE_LIMIT_PER_HOUR: '0',
     RATE_LIMIT_PER_HOUR_PREMIUM: '0',
+    // With REDIS_URL, each server is its own deployment unless a test says which it shares.
+    CLUSTER_KEY_PREFIX: `wb:test:${randomBytes(6).toString('hex')}:`,
     ...options.env,
   });
   const app = await startApp({ config, clock: options.clock, decorateStore: options.decorateStore });

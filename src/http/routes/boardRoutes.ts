@@ -6,6 +6,7 @@ import { validateBody, validateQuery } from '../validate.js';
 import type { BoardService } from '../../boards/boardService.js';
 import { requireHost } from '../../boards/caller.js';
 import { presentBoard, presentCreated, presentListItem } from '../../boards/presenter.js';
+import type { Board } from '../../boards/board.js';
 import type { ObjectService } from '../../boards/objectService.js';
 import type { LiveDocuments } from '../../boards/ports.js';
 import type { FrameService } from '../../frames/frameService.js';
@@ -46,7 +47,10 @@ export function boardRoutes(
   auth: BoardRouteAuth,
 ): Router {
   const router = Router();
-  const participantsCount = (id: string) => documents.participants(id).length;
+  const listed = async (list: Board[]) => {
+    const counts = await Promise.all(list.map((board) => documents.participantCount(board.id)));
+    return list.map((board, index) => presentListItem(board, counts[index]!));
+  };
 
   const create: RequestHandler = async (req, res) => {
     const board = await boards.create(callerOf(res), req.body as CreateBoardInput);
@@ -68,12 +72,12 @@ export function boardRoutes(
 
   router.get('/', auth.organization, validateQuery(listBoardsQuerySchema), async (_req, res) => {
     const list = await boards.list(callerOf(res), (res.locals.query as { status?: BoardStatus }).status);
-    res.json(list.map((board) => presentListItem(board, participantsCount(board.id))));
+    res.json(await listed(list));
   });
 
   router.get('/by-owner', auth.organization, validateQuery(byOwnerQuerySchema), async (_req, res) => {
     const list = await boards.listByOwner(callerOf(res), (res.locals.query as { externalId: string }).externalId);
-    res.json(list.map((board) => presentListItem(board, participantsCount(board.id))));
+    res.json(await listed(list));
   });
 
   router.get('/:boardId', auth.board, validateQuery(getBoardQuerySchema), async (req, res) => {
