@@ -204,6 +204,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     llm: config.llm,
     tickMs: config.agentTickMs,
     claimOnce: (key, ttlMs) => instance.channels.claimOnce(key, ttlMs),
+    announceChange: (boardId, agentId) => caches.publish({ kind: 'agent', boardId, agentId }),
     runs: observability.agentRuns,
   });
   const links = new ParticipantLinks({ db, clock, tokens, boards, appUrl, sockets: realtime.documents });
@@ -250,7 +251,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     draining: () => draining,
     now: () => clock.now(),
   };
-  caches.subscribe((signal) => dropStale(signal, { forgetBoard, access, organizations, webhooks }));
+  caches.subscribe((signal) => dropStale(signal, { forgetBoard, access, organizations, webhooks, agents: agents.runtime }));
   // Grants, keys and plans are trusted for seconds only; frames and webhook targets until told.
   instance.channels.onReconnect(() => {
     frameDirectory.invalidateAll();
@@ -307,7 +308,7 @@ export async function startApp(options: AppOptions): Promise<App> {
 /** Drops what this instance cached of a change another instance made (events/cacheSignals.ts). */
 function dropStale(
   signal: CacheSignal,
-  caches: { forgetBoard: (boardId: string) => void; access: BoardAccess; organizations: OrganizationService; webhooks: Webhooks },
+  caches: { forgetBoard: (boardId: string) => void; access: BoardAccess; organizations: OrganizationService; webhooks: Webhooks; agents: AgentRuntime },
 ): void {
   switch (signal.kind) {
     case 'board':
@@ -319,6 +320,9 @@ function dropStale(
       return;
     case 'webhook-subscriptions':
       caches.webhooks.subscriptionsChanged(signal.organizationId);
+      return;
+    case 'agent':
+      caches.agents.agentChangedElsewhere(signal.boardId, signal.agentId);
       return;
     default:
       assertNever(signal);

@@ -87,19 +87,10 @@ export class AgentRuntime implements AgentLifecycle {
 
   /** Re-reads the board's agents, shows or withdraws the changed one, and syncs its schedule. */
   agentsChanged(boardId: string, agentId: string, change?: 'resumed'): void {
-    this.agentsByBoard.delete(boardId);
-    this.runner.changed(agentId);
     void this.track(
       (async () => {
-        const row = await this.deps.db.agent.findUnique({ where: { id: agentId } });
-        if (!row || row.status !== 'active') this.ticks.forget(agentId);
-        if (!row) {
-          this.runner.forget(agentId);
-          this.deps.sockets.showAgent(boardId, agentId, null);
-          return;
-        }
-        const agent = agentFromRow(row);
-        this.show(agent, this.runner.isThinking(agent.id));
+        const agent = await this.reread(boardId, agentId);
+        if (!agent) return;
         await this.scheduler.sync(agent, { skipMissed: change === 'resumed' });
         if (agent.scanPending && agent.status === 'active' && !this.ticks.isScanning(agent.id)) {
           await this.ticks.startScan(agent, this.deps.objects);
@@ -107,6 +98,31 @@ export class AgentRuntime implements AgentLifecycle {
         }
       })(),
     );
+  }
+
+  /**
+   * Another instance changed an agent of the board (multi-instance mode): what this one keeps
+   * of it is read again, so a paused or deleted agent stops here too. Its schedule and scan are
+   * the changing instance's to start.
+   */
+  agentChangedElsewhere(boardId: string, agentId: string): void {
+    void this.track(this.reread(boardId, agentId));
+  }
+
+  /** Drops what is kept of the board's agents and reads the changed one again: shown or withdrawn; null once deleted. */
+  private async reread(boardId: string, agentId: string): Promise<Agent | null> {
+    this.agentsByBoard.delete(boardId);
+    this.runner.changed(agentId);
+    const row = await this.deps.db.agent.findUnique({ where: { id: agentId } });
+    if (!row || row.status !== 'active') this.ticks.forget(agentId);
+    if (!row) {
+      this.runner.forget(agentId);
+      this.deps.sockets.showAgent(boardId, agentId, null);
+      return null;
+    }
+    const agent = agentFromRow(row);
+    this.show(agent, this.runner.isThinking(agent.id));
+    return agent;
   }
 
   /** One look at the clock: idle and timer events, due schedules, scans. Tests call it after moving a ManualClock. */

@@ -7,7 +7,7 @@ import type { PrismaClient } from '../store/database.js';
 import type { AgentObjects } from './actions/action.js';
 import { createActionRegistry } from './actions/registry.js';
 import { AgentRuntime } from './agentRuntime.js';
-import { AgentService } from './agentService.js';
+import { AgentService, type AgentLifecycle } from './agentService.js';
 import { AgentTools } from './agentTools.js';
 import { BoardAssistant } from './boardAssistant.js';
 import { createLlmEngine } from './content/llmEngine.js';
@@ -30,6 +30,8 @@ export interface AgentsOptions {
   /** `LLM_*` settings; unset = the built-in rule engine. */
   llm?: { baseUrl: string; apiKey: string; model: string; timeoutMs: number };
   tickMs?: number;
+  /** Tells the other instances that an agent of a board changed (multi-instance mode). */
+  announceChange?: (boardId: string, agentId: string) => void;
   /** Whether this instance is the deployment's first to claim `key` (instance channels). */
   claimOnce?: (key: string, ttlMs: number) => Promise<boolean>;
   /** Told of every agent run logged (metrics). */
@@ -49,6 +51,13 @@ export function createAgents(options: AgentsOptions): Agents {
   const runtime = new AgentRuntime({ ...options, actions, engine });
   const tools = new AgentTools({ actions, objects: options.objects, runNow: (agent, request) => runtime.runNow(agent, request) });
   const assistant = new BoardAssistant({ ...options, engine });
-  const service = new AgentService({ db: options.db, clock: options.clock, boards: options.boards, frames: options.frames, actions, lifecycle: runtime, tools, assistant });
+  const lifecycle: AgentLifecycle = {
+    agentsChanged(boardId, agentId, change) {
+      runtime.agentsChanged(boardId, agentId, change);
+      options.announceChange?.(boardId, agentId);
+    },
+    isThinking: (agentId) => runtime.isThinking(agentId),
+  };
+  const service = new AgentService({ db: options.db, clock: options.clock, boards: options.boards, frames: options.frames, actions, lifecycle, tools, assistant });
   return { service, runtime, engine };
 }

@@ -12,4 +12,6 @@ export type CacheSignal =
   | { kind: 'board'; boardId: string }
   /** An organization's plan or API keys. */
   | { kind: 'organization'; organizationId: string }
-  | { kind: 'webhook-subscriptions'; organizationId: string };
+  | { kind: 'webhook-subscriptions'; organizationId: string }
+  /** An agent of a board: created, changed, paused, resumed, reset or deleted. */
+  | { kind: 'agent'; boardId: string; agentId: string };

@@ -21,8 +21,7 @@ describe.skipIf(!runs)('presence across two instances (needs DATABASE_URL=postgr
   let keyPrefix = '';
   const { first, second, database, clients, connect } = instancesForSuite((prefix) => {
     keyPrefix = prefix;
-    // Agents look at the clock only when a test ticks them.
-    return { AGENT_TICK_MS: '3600000' };
+    return {};
   }, clock);
 
   const participantIds = async (server: TestServer, boardId: string) => {
@@ -91,28 +90,6 @@ describe.skipIf(!runs)('presence across two instances (needs DATABASE_URL=postgr
     expect(started).toHaveLength(1);
     expect(ended[0]!.session_id).toBe(started[0]!.session_id);
     expect(eventsOf('participant.left', board.board_uuid).map((event) => event.participant_count).sort()).toEqual([0, 1]);
-  });
-
-  it("raises a session's timer:tick once a minute for the board, with participants on both instances", async () => {
-    const board = await createBoard(first, 'Timer');
-    const created = await first.api('POST', `/boards/${board.board_uuid}/agents`, {
-      name: 'Clock watcher',
-      persona: 'custom',
-      visibility: 'stealth',
-      instructions: { triggers: [{ event: 'timer:tick', action: 'send_notification', params: { message: 'tick' } }] },
-    });
-    expect(created.status).toBe(201);
-    const onFirst = connect(first, board.access_links.host, board.board_uuid);
-    const onSecond = connect(second, board.access_links.guest, board.board_uuid);
-    await Promise.all([onFirst.saved(), onSecond.saved()]);
-
-    for (const minute of [1, 2]) {
-      clock.advance(60_000);
-      await Promise.all([first.app.agents.tick(), second.app.agents.tick()]);
-      await Promise.all([first.app.agents.settled(), second.app.agents.settled()]);
-      const log = await first.api('GET', `/boards/${board.board_uuid}/agents/${created.body.id}/actions?limit=50`);
-      expect(log.body.map((entry: { triggerEventType: string }) => entry.triggerEventType)).toEqual(Array(minute).fill('timer:tick'));
-    }
   });
 
   it('lets a killed instance’s participants go on a survivor, once', async () => {
