@@ -1,5 +1,4 @@
 import * as Y from 'yjs';
-import { compactionThread } from './compactionThread.js';
 import type { Database } from './database.js';
 import { boardIdOfDocumentName } from './documentNames.js';
 import type { AppendResult, DocumentAppend, StoredParts } from './updateLog.js';
@@ -52,8 +51,8 @@ export class DocumentStore {
    * become the new snapshot, and the rows it covers go. Several instances can hold one
    * document, each missing rows the others appended lately; a snapshot of one instance's
    * memory could drop those rows, this one cannot. Compactions of one document run one at a
-   * time (an advisory lock on PostgreSQL; SQLite has one writer). The merge runs on a worker
-   * thread (compactionThread.ts): it is most of a compaction's CPU.
+   * time (an advisory lock on PostgreSQL; SQLite has one writer). The rows are read and merged
+   * on a worker thread (compactionThread.ts): that is most of a compaction's CPU.
    */
   async compactStored(name: string): Promise<void> {
     await this.database.prisma.$transaction(
@@ -62,10 +61,10 @@ export class DocumentStore {
           await tx.$queryRawUnsafe('SELECT 1 AS locked FROM (SELECT pg_advisory_xact_lock(hashtextextended($1, 0))) AS lock', name);
         }
         const stored = await tx.documentSnapshot.findUnique({ where: { name }, select: { uptoSeq: true } });
-        // Through the driver, after the lock: thousands of rows read through Prisma cost 30–80 ms of CPU here.
-        const { parts, lastSeq: uptoSeq } = await this.database.updateLog.loadParts(name);
+        // Read and merged on a worker (UpdateLog.loadMerged), after the lock: most of a compaction's CPU.
+        const { state: merged, lastSeq: uptoSeq } = await this.database.updateLog.loadMerged(name);
         if (uptoSeq <= (stored?.uptoSeq ?? 0)) return;
-        const state = Buffer.from(await compactionThread.merge(parts));
+        const state = Buffer.from(merged);
         const updatedAt = new Date();
         await tx.documentSnapshot.upsert({
           where: { name },

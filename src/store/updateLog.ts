@@ -1,6 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type pg from 'pg';
 import { boardIdOfDocumentName } from './documentNames.js';
+import { compactionThread } from './compactionThread.js';
 import { pgDriver } from './drivers.js';
 import { openSqliteConnection, sqliteTime, whenUnlocked } from './sqliteConnection.js';
 
@@ -38,6 +39,12 @@ export interface UpdateLog {
    */
   loadParts(name: string): Promise<StoredParts>;
   /**
+   * A document's stored parts merged into one state, as a fresh document holding them all
+   * (deleted content collected), and the last log row it covers: what a compaction stores.
+   * Read and merged on a worker thread where the driver allows it (compactionThread.ts).
+   */
+  loadMerged(name: string): Promise<MergedState>;
+  /**
    * The last log row a document's stored state covers (0 when it has none): it grows with every
    * append and stays as it is through compaction, so a copy read at the same value is current.
    */
@@ -48,6 +55,12 @@ export interface UpdateLog {
 /** What is stored of a document: its snapshot and log tail, and the last log row they cover. */
 export interface StoredParts {
   parts: Uint8Array[];
+  lastSeq: number;
+}
+
+/** A document's stored state merged into one (UpdateLog.loadMerged). */
+export interface MergedState {
+  state: Uint8Array;
   lastSeq: number;
 }
 
@@ -75,6 +88,12 @@ class SqliteUpdateLog implements UpdateLog {
   loadParts(name: string): Promise<StoredParts> {
     const read = (this.read ??= this.prepareRead());
     return whenUnlocked(() => read(name));
+  }
+
+  /** Read here (the connection is this thread's), merged on the worker. */
+  async loadMerged(name: string): Promise<MergedState> {
+    const { parts, lastSeq } = await this.loadParts(name);
+    return { state: await compactionThread.merge(parts), lastSeq };
   }
 
   async close(): Promise<void> {
@@ -126,11 +145,16 @@ class SqliteUpdateLog implements UpdateLog {
 class PostgresUpdateLog implements UpdateLog {
   private readonly pool: pg.Pool;
 
-  constructor(url: string) {
+  constructor(private readonly url: string) {
     // One commit at a time is all the journal asks for; a spare connection covers a retry, and
     // two more serve document loads without holding commits back.
     this.pool = new (pgDriver().Pool)({ connectionString: url, max: 4 });
     this.pool.on('error', () => undefined);
+  }
+
+  /** Read and merged on the worker, with a connection of its own: thousands of rows cost 10–60 ms of parsing. */
+  loadMerged(name: string): Promise<MergedState> {
+    return compactionThread.mergeStored(this.url, name, async () => this.loadParts(name));
   }
 
   async append(batch: DocumentAppend[]): Promise<Map<string, AppendResult>> {

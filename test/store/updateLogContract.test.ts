@@ -155,6 +155,19 @@ export function registerUpdateLogContract(open: () => ContractDatabase): void {
       expect(await store().lastSeq(name)).toBe(next);
     });
 
+    it('merges a document’s snapshot and tail into one state covering its last row (what a compaction stores)', async () => {
+      const name = randomUUID();
+      const { doc, updates: written } = updates(6);
+      const covered = (await store().append([{ name, updates: written.slice(0, 2) }])).get(name)!.lastSeq;
+      await store().saveSnapshot(name, Y.mergeUpdates(written.slice(0, 2)), covered);
+      const last = (await store().append([{ name, updates: written.slice(2) }])).get(name)!.lastSeq;
+      const merged = await open().current.updateLog.loadMerged(name);
+      expect(merged.lastSeq).toBe(last);
+      expect(objectsOf(merged.state)).toEqual(doc.getMap('objects').toJSON());
+      // A fresh document holding every part: the same state as the whole log applied in order.
+      expect(Buffer.from(merged.state).toString('hex')).toBe(Buffer.from(Y.encodeStateAsUpdate(doc)).toString('hex'));
+    });
+
     it('does not let a repaired snapshot replace one reaching further', async () => {
       const name = randomUUID();
       const { updates: written } = updates(4);
