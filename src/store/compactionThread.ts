@@ -1,50 +1,34 @@
 import { Worker } from 'node:worker_threads';
 import * as Y from 'yjs';
 
-/** What the worker is asked: merge parts it is given, or read a PostgreSQL document's parts itself and merge them. */
-export type CompactionRequest =
-  | { id: number; kind: 'merge'; parts: Uint8Array[] }
-  | { id: number; kind: 'read-and-merge'; url: string; name: string };
-
-export type CompactionReply = { id: number; state: Uint8Array; lastSeq: number } | { id: number; error: string };
-
-/** A document's stored parts: a snapshot, then log rows, in order, and the last row they cover (updateLog.ts). */
-interface Parts {
+export interface CompactionRequest {
+  id: number;
+  /** A snapshot, then log rows, in order. */
   parts: Uint8Array[];
-  lastSeq: number;
 }
+
+export type CompactionReply = { id: number; state: Uint8Array } | { id: number; error: string };
 
 /**
  * Merges a document's stored snapshot and log rows into one state on a worker thread.
  * Compacting from the store (several instances) applies every row since the last snapshot:
- * thousands of updates on a busy board, 100–340 ms of Yjs work and 30–80 ms of reading rows,
- * which held every socket of the instance up while it ran. One worker per process, started on
- * first use and never holding the process open; if it cannot start, the work runs here.
+ * thousands of updates on a busy board, 100–340 ms of Yjs work that held every socket of the
+ * instance up while it ran. One worker per process, started on first use and never holding the
+ * process open; if it cannot start, the merge runs here.
  */
 class CompactionThread {
   private worker: Worker | null = null;
   private nextId = 0;
-  private readonly pending = new Map<number, { resolve: (reply: { state: Uint8Array; lastSeq: number }) => void; reject: (error: Error) => void }>();
+  private readonly pending = new Map<number, { resolve: (state: Uint8Array) => void; reject: (error: Error) => void }>();
 
   /** The state of a fresh document given `parts` (a snapshot, then log rows, in order). */
-  async merge(parts: Uint8Array[]): Promise<Uint8Array> {
+  merge(parts: Uint8Array[]): Promise<Uint8Array> {
     const worker = this.worker ?? this.start();
-    if (!worker) return mergeParts(parts);
-    return (await this.ask(worker, { id: this.nextId++, kind: 'merge', parts })).state;
-  }
-
-  /** Reads a PostgreSQL document's parts on the worker (its own connection to `url`) and merges them; `readHere` without a worker. */
-  async mergeStored(url: string, name: string, readHere: () => Promise<Parts>): Promise<{ state: Uint8Array; lastSeq: number }> {
-    const worker = this.worker ?? this.start();
-    if (worker) return this.ask(worker, { id: this.nextId++, kind: 'read-and-merge', url, name });
-    const { parts, lastSeq } = await readHere();
-    return { state: mergeParts(parts), lastSeq };
-  }
-
-  private ask(worker: Worker, request: CompactionRequest): Promise<{ state: Uint8Array; lastSeq: number }> {
+    if (!worker) return Promise.resolve(mergeParts(parts));
+    const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      this.pending.set(request.id, { resolve, reject });
-      worker.postMessage(request);
+      this.pending.set(id, { resolve, reject });
+      worker.postMessage({ id, parts } satisfies CompactionRequest);
     });
   }
 
@@ -65,7 +49,7 @@ class CompactionThread {
   private settle(reply: CompactionReply): void {
     const waiting = this.pending.get(reply.id);
     this.pending.delete(reply.id);
-    if ('state' in reply) waiting?.resolve(reply);
+    if ('state' in reply) waiting?.resolve(reply.state);
     else waiting?.reject(new Error(reply.error));
   }
 

@@ -51,8 +51,8 @@ export class DocumentStore {
    * become the new snapshot, and the rows it covers go. Several instances can hold one
    * document, each missing rows the others appended lately; a snapshot of one instance's
    * memory could drop those rows, this one cannot. Compactions of one document run one at a
-   * time (an advisory lock on PostgreSQL; SQLite has one writer). The rows are read and merged
-   * on a worker thread (compactionThread.ts): that is most of a compaction's CPU.
+   * time (an advisory lock on PostgreSQL; SQLite has one writer). The rows are merged on a
+   * worker thread (compactionThread.ts): that is most of a compaction's CPU.
    */
   async compactStored(name: string): Promise<void> {
     await this.database.prisma.$transaction(
@@ -61,7 +61,7 @@ export class DocumentStore {
           await tx.$queryRawUnsafe('SELECT 1 AS locked FROM (SELECT pg_advisory_xact_lock(hashtextextended($1, 0))) AS lock', name);
         }
         const stored = await tx.documentSnapshot.findUnique({ where: { name }, select: { uptoSeq: true } });
-        // Read and merged on a worker (UpdateLog.loadMerged), after the lock: most of a compaction's CPU.
+        // After the lock; read through the driver and merged on a worker (UpdateLog.loadMerged): most of a compaction's CPU.
         const { state: merged, lastSeq: uptoSeq } = await this.database.updateLog.loadMerged(name);
         if (uptoSeq <= (stored?.uptoSeq ?? 0)) return;
         const state = Buffer.from(merged);

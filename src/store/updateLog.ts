@@ -41,7 +41,7 @@ export interface UpdateLog {
   /**
    * A document's stored parts merged into one state, as a fresh document holding them all
    * (deleted content collected), and the last log row it covers: what a compaction stores.
-   * Read and merged on a worker thread where the driver allows it (compactionThread.ts).
+   * Merged on a worker thread (compactionThread.ts).
    */
   loadMerged(name: string): Promise<MergedState>;
   /**
@@ -90,7 +90,7 @@ class SqliteUpdateLog implements UpdateLog {
     return whenUnlocked(() => read(name));
   }
 
-  /** Read here (the connection is this thread's), merged on the worker. */
+  /** Read here, merged on the worker. */
   async loadMerged(name: string): Promise<MergedState> {
     const { parts, lastSeq } = await this.loadParts(name);
     return { state: await compactionThread.merge(parts), lastSeq };
@@ -145,16 +145,17 @@ class SqliteUpdateLog implements UpdateLog {
 class PostgresUpdateLog implements UpdateLog {
   private readonly pool: pg.Pool;
 
-  constructor(private readonly url: string) {
+  constructor(url: string) {
     // One commit at a time is all the journal asks for; a spare connection covers a retry, and
     // two more serve document loads without holding commits back.
     this.pool = new (pgDriver().Pool)({ connectionString: url, max: 4 });
     this.pool.on('error', () => undefined);
   }
 
-  /** Read and merged on the worker, with a connection of its own: thousands of rows cost 10–60 ms of parsing. */
-  loadMerged(name: string): Promise<MergedState> {
-    return compactionThread.mergeStored(this.url, name, async () => this.loadParts(name));
+  /** Read here, merged on the worker. */
+  async loadMerged(name: string): Promise<MergedState> {
+    const { parts, lastSeq } = await this.loadParts(name);
+    return { state: await compactionThread.merge(parts), lastSeq };
   }
 
   async append(batch: DocumentAppend[]): Promise<Map<string, AppendResult>> {
