@@ -110,7 +110,7 @@ export async function startApp(options: AppOptions): Promise<App> {
   const tokens = new AccessTokens(await serverSecret(db, 'board-token-key', clock.now()));
   // Known once the server listens (PORT=0 picks the port).
   let appUrl = config.appUrl ?? '';
-  // Quotas measure live participants through the realtime registry, created just below.
+  // Quotas measure live participants through the realtime seat ledger, created just below.
   let online: OnlineParticipants = { count: async () => 0, boards: async () => [] };
   const quotas = new QuotaService({
     db,

@@ -151,9 +151,8 @@ export class BoardAccess {
   /** Why a new participant cannot join a board with `seated` seats taken (`seatLimit` said it is full): 409, or the plan's 402. */
   seatRefusal(grant: BoardGrant, seated: number): AppError {
     const { max_participants: max } = grant.board.config;
-    if (seated >= max) return errors.conflict(`The board is full (${max} participants)`);
     try {
-      this.deps.quotas.assertRoom(grant.plan, 'participants', seated);
+      if (seated < max) this.deps.quotas.assertRoom(grant.plan, 'participants', seated);
     } catch (error) {
       if (error instanceof AppError) return error;
       throw error;

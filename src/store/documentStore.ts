@@ -1,4 +1,5 @@
 import * as Y from 'yjs';
+import { compactionThread } from './compactionThread.js';
 import type { Database } from './database.js';
 import { boardIdOfDocumentName } from './documentNames.js';
 import type { AppendResult, DocumentAppend, StoredParts } from './updateLog.js';
@@ -20,6 +21,16 @@ export class DocumentStore {
   /** The stored parts of a document, unmerged: its snapshot (if any), then its log tail. */
   loadParts(name: string): Promise<StoredParts> {
     return this.database.updateLog.loadParts(name);
+  }
+
+  /**
+   * A document's stored parts merged into one state, as a fresh document holding them all
+   * (deleted content collected), and the last log row it covers: what a compaction stores.
+   * Read through the driver and merged on a worker thread (compactionThread.ts).
+   */
+  async loadMerged(name: string): Promise<{ state: Uint8Array; lastSeq: number }> {
+    const { parts, lastSeq } = await this.loadParts(name);
+    return { state: await compactionThread.merge(parts), lastSeq };
   }
 
   /** The last log row a document's stored state covers (see UpdateLog.lastSeq). */
@@ -61,8 +72,8 @@ export class DocumentStore {
           await tx.$queryRawUnsafe('SELECT 1 AS locked FROM (SELECT pg_advisory_xact_lock(hashtextextended($1, 0))) AS lock', name);
         }
         const stored = await tx.documentSnapshot.findUnique({ where: { name }, select: { uptoSeq: true } });
-        // After the lock; read through the driver and merged on a worker (UpdateLog.loadMerged): most of a compaction's CPU.
-        const { state: merged, lastSeq: uptoSeq } = await this.database.updateLog.loadMerged(name);
+        // After the lock.
+        const { state: merged, lastSeq: uptoSeq } = await this.loadMerged(name);
         if (uptoSeq <= (stored?.uptoSeq ?? 0)) return;
         const state = Buffer.from(merged);
         const updatedAt = new Date();

@@ -1,7 +1,6 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type pg from 'pg';
 import { boardIdOfDocumentName } from './documentNames.js';
-import { compactionThread } from './compactionThread.js';
 import { pgDriver } from './drivers.js';
 import { openSqliteConnection, sqliteTime, whenUnlocked } from './sqliteConnection.js';
 
@@ -39,12 +38,6 @@ export interface UpdateLog {
    */
   loadParts(name: string): Promise<StoredParts>;
   /**
-   * A document's stored parts merged into one state, as a fresh document holding them all
-   * (deleted content collected), and the last log row it covers: what a compaction stores.
-   * Merged on a worker thread (compactionThread.ts).
-   */
-  loadMerged(name: string): Promise<MergedState>;
-  /**
    * The last log row a document's stored state covers (0 when it has none): it grows with every
    * append and stays as it is through compaction, so a copy read at the same value is current.
    */
@@ -55,12 +48,6 @@ export interface UpdateLog {
 /** What is stored of a document: its snapshot and log tail, and the last log row they cover. */
 export interface StoredParts {
   parts: Uint8Array[];
-  lastSeq: number;
-}
-
-/** A document's stored state merged into one (UpdateLog.loadMerged). */
-export interface MergedState {
-  state: Uint8Array;
   lastSeq: number;
 }
 
@@ -88,12 +75,6 @@ class SqliteUpdateLog implements UpdateLog {
   loadParts(name: string): Promise<StoredParts> {
     const read = (this.read ??= this.prepareRead());
     return whenUnlocked(() => read(name));
-  }
-
-  /** Read here, merged on the worker. */
-  async loadMerged(name: string): Promise<MergedState> {
-    const { parts, lastSeq } = await this.loadParts(name);
-    return { state: await compactionThread.merge(parts), lastSeq };
   }
 
   async close(): Promise<void> {
@@ -150,12 +131,6 @@ class PostgresUpdateLog implements UpdateLog {
     // two more serve document loads without holding commits back.
     this.pool = new (pgDriver().Pool)({ connectionString: url, max: 4 });
     this.pool.on('error', () => undefined);
-  }
-
-  /** Read here, merged on the worker. */
-  async loadMerged(name: string): Promise<MergedState> {
-    const { parts, lastSeq } = await this.loadParts(name);
-    return { state: await compactionThread.merge(parts), lastSeq };
   }
 
   async append(batch: DocumentAppend[]): Promise<Map<string, AppendResult>> {

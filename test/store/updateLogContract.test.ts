@@ -161,7 +161,7 @@ export function registerUpdateLogContract(open: () => ContractDatabase): void {
       const covered = (await store().append([{ name, updates: written.slice(0, 2) }])).get(name)!.lastSeq;
       await store().saveSnapshot(name, Y.mergeUpdates(written.slice(0, 2)), covered);
       const last = (await store().append([{ name, updates: written.slice(2) }])).get(name)!.lastSeq;
-      const merged = await open().current.updateLog.loadMerged(name);
+      const merged = await store().loadMerged(name);
       expect(merged.lastSeq).toBe(last);
       expect(objectsOf(merged.state)).toEqual(doc.getMap('objects').toJSON());
       // A fresh document holding every part: the same state as the whole log applied in order.
