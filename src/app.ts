@@ -189,6 +189,8 @@ export async function startApp(options: AppOptions): Promise<App> {
     changeListeners: [forgetBoard, (boardId) => caches.publish({ kind: 'board', boardId })],
     logger,
   });
+  // One store (one Redis connection) for the API rate limits, the login throttle and agents' rates.
+  const limiters = await createLimiterStore({ redisUrl: config.redisUrl, logger });
   const objects = new ObjectService({ boards, documents: realtime.documents, frames: frameDirectory, objectRules: objectTypes, clock });
   const agents = createAgents({
     db,
@@ -205,13 +207,13 @@ export async function startApp(options: AppOptions): Promise<App> {
     tickMs: config.agentTickMs,
     claimOnce: (key, ttlMs) => instance.channels.claimOnce(key, ttlMs),
     announceChange: (boardId, agentId) => caches.publish({ kind: 'agent', boardId, agentId }),
+    announceRun: (agent) => caches.publish({ kind: 'agent-ran', agentId: agent.id }),
+    windows: limiters.actionWindows(`${config.rateLimits.keyPrefix}agent-actions:`),
     runs: observability.agentRuns,
   });
   const links = new ParticipantLinks({ db, clock, tokens, boards, appUrl, sockets: realtime.documents });
   const frames = new FrameService({ db, directory: frameDirectory, clock, boards, documents: realtime.documents, listener: realtime.zones, links });
   const expirySweeper = new ExpirySweeper(boards, config.expirySweepIntervalMs, logger);
-  // One store (one Redis connection) for the API rate limits and the login throttle.
-  const limiters = await createLimiterStore({ redisUrl: config.redisUrl, logger });
   const users = await createUsers({ prisma: db, clock, logger, jwtSecret: config.jwtSecret, limiters });
   const api = apiRouter({
     adminToken: config.adminToken,
@@ -323,6 +325,9 @@ function dropStale(
       return;
     case 'agent':
       caches.agents.agentChangedElsewhere(signal.boardId, signal.agentId);
+      return;
+    case 'agent-ran':
+      caches.agents.agentRanElsewhere(signal.agentId);
       return;
     default:
       assertNever(signal);

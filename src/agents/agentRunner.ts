@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import type { ActionWindows } from '../store/actionWindows.js';
 import type { PrismaClient } from '../store/database.js';
 import { KeyedQueue } from '../util/keyedQueue.js';
 import { agentCaller, agentFromRow, type ActionType, type Agent, type AgentMemory } from './agent.js';
@@ -11,7 +12,6 @@ import type { ActionRegistry } from './actions/registry.js';
 import { ContentEngineError, type ContentEngine, type ContentRequest, type ContentResult } from './content/contentTypes.js';
 import type { AgentFrames, AgentSockets, TriggerEvent } from './ports.js';
 import { AgentLog, type ActionLogRow } from './agentLog.js';
-import { RateWindow } from './rateWindow.js';
 import { fillTemplates } from './templates.js';
 import { conditionScope } from './triggers.js';
 
@@ -57,6 +57,13 @@ export interface AgentRunnerDependencies {
   thinkingChanged(agent: Agent, thinking: boolean): void;
   /** Told of every run as it is logged (metrics). */
   runs?: AgentRunObserver;
+  /** Each agent's runs in the last minute (`maxActionsPerMinute`), counted for the deployment. */
+  windows: ActionWindows;
+  /**
+   * Told once a run's spending and memory are written (multi-instance mode): the other
+   * instances read the agent again before its next run there, so its budget holds there too.
+   */
+  announceRun?: (agent: Agent) => void;
 }
 
 /** How a logged run ended: acted, tried and failed, or did not act (refused, rate, budget). */
@@ -75,7 +82,6 @@ export interface AgentRunObserver {
 export class AgentRunner {
   private readonly queue = new KeyedQueue<string>();
   private readonly queued = new Map<string, number>();
-  private readonly rates = new RateWindow();
   private readonly thinking = new Set<string>();
   private readonly log: AgentLog;
   /**
@@ -105,8 +111,9 @@ export class AgentRunner {
   }
 
   /** Whether `runs` more runs of the agent fit its rate now (scans pace themselves with it). */
-  hasRoom(agent: Agent, runs: number): boolean {
-    return this.rates.room(agent.id, agent.maxActionsPerMinute, this.deps.clock.now().getTime()) >= runs && (this.queued.get(agent.id) ?? 0) + runs <= MAX_QUEUED_RUNS;
+  async hasRoom(agent: Agent, runs: number): Promise<boolean> {
+    if ((this.queued.get(agent.id) ?? 0) + runs > MAX_QUEUED_RUNS) return false;
+    return (await this.deps.windows.room(agent.id, agent.maxActionsPerMinute, this.deps.clock.now().getTime())) >= runs;
   }
 
   /** The agent changed (paused, patched, reset): its next run reads it again. */
@@ -118,7 +125,7 @@ export class AgentRunner {
   /** Forgets an agent (it was deleted). */
   forget(agentId: string): void {
     this.changed(agentId);
-    this.rates.forget(agentId);
+    void this.deps.windows.forget(agentId);
     this.generations.delete(agentId);
   }
 
@@ -137,12 +144,12 @@ export class AgentRunner {
   async submit(request: RunRequest): Promise<RunOutcome> {
     const { agent } = request;
     const now = this.deps.clock.now().getTime();
-    const waiting = this.queued.get(agent.id) ?? 0;
-    if (waiting >= MAX_QUEUED_RUNS) return this.logRefusal(request, `Too many runs waiting (${MAX_QUEUED_RUNS}); this one was dropped`);
-    if (!this.rates.tryTake(agent.id, agent.maxActionsPerMinute, now)) {
+    if ((this.queued.get(agent.id) ?? 0) >= MAX_QUEUED_RUNS) return this.logRefusal(request, `Too many runs waiting (${MAX_QUEUED_RUNS}); this one was dropped`);
+    // Runs taking a slot meanwhile may pass the queue's bound by a few: the rate bounds them.
+    if (!(await this.deps.windows.tryTake(agent.id, agent.maxActionsPerMinute, now))) {
       return this.logRefusal(request, `Rate limit: ${agent.maxActionsPerMinute} actions per minute reached`);
     }
-    this.queued.set(agent.id, waiting + 1);
+    this.queued.set(agent.id, (this.queued.get(agent.id) ?? 0) + 1);
     let logged: { outcome: Promise<RunOutcome> };
     try {
       // The next run of the agent may start while this one's log entry is being written (a
@@ -295,6 +302,7 @@ export class AgentRunner {
     this.deps.runs?.runLogged(outcome.shouldAct ? (outcome.success ? 'succeeded' : 'failed') : 'refused', outcome.tokensUsed);
     return this.writes
       .run(agent.id, () => this.log.add({ row, ...(current ? { memory: JSON.stringify(memory) } : {}) }))
+      .then(() => this.deps.announceRun?.(agent))
       .then(() => ({ id, shouldAct: outcome.shouldAct, success: outcome.success, result: outcome.result, errorMessage: outcome.errorMessage, tokensUsed: outcome.tokensUsed }));
   }
 }

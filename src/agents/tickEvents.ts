@@ -24,7 +24,7 @@ export interface TickEvent {
 
 /** What a scan needs from the runner: whether a run fits the agent's rate now, and submitting it. */
 export interface ScanRunner {
-  hasRoom(agent: Agent, runs: number): boolean;
+  hasRoom(agent: Agent, runs: number): Promise<boolean>;
   submit(request: RunRequest): Promise<unknown>;
 }
 
@@ -134,7 +134,7 @@ export class TickEvents {
       while (scan.pending.length > 0) {
         const event = scan.pending[0]!;
         const fired = firedTriggers(scan.agent, event, scan.frames);
-        if (fired.length > 0 && !runner.hasRoom(scan.agent, fired.length)) break;
+        if (fired.length > 0 && !(await runner.hasRoom(scan.agent, fired.length))) break;
         scan.pending.shift();
         for (const { action, params } of fired) {
           void runner.submit({ agent: scan.agent, action, params, event, trigger: { type: event.type, data: event.data } });

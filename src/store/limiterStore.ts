@@ -2,6 +2,8 @@ import { once } from 'node:events';
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Logger } from '../logger.js';
+import { LocalActionWindows, type ActionWindows } from './actionWindows.js';
+import { RedisActionWindows } from './redisActionWindows.js';
 
 /** A fixed-window limit: `points` per `durationSeconds`, its keys under `name`. */
 export interface LimiterOptions {
@@ -11,11 +13,14 @@ export interface LimiterOptions {
 }
 
 /**
- * Where limiters keep their counts (the API rate limits and the login throttle): in this
- * process, or in Redis shared by every instance, over one connection.
+ * Where limiters keep their counts (the API rate limits, the login throttle and agents'
+ * actions per minute): in this process, or in Redis shared by every instance, over one
+ * connection.
  */
 export interface LimiterStore {
   limiter(options: LimiterOptions): RateLimiterAbstract;
+  /** Sliding one-minute windows, their keys under `prefix`. */
+  actionWindows(prefix: string): ActionWindows;
   close(): Promise<void>;
 }
 
@@ -33,6 +38,7 @@ function memoryOptions({ name, points, durationSeconds }: LimiterOptions) {
 function memoryStore(): LimiterStore {
   return {
     limiter: (options) => new RateLimiterMemory(memoryOptions(options)),
+    actionWindows: () => new LocalActionWindows(),
     close: async () => {},
   };
 }
@@ -68,6 +74,7 @@ async function redisStore(redisUrl: string, logger: Logger): Promise<LimiterStor
         insuranceLimiter: new RateLimiterMemory(memory),
       });
     },
+    actionWindows: (prefix) => new RedisActionWindows(client, prefix),
     async close() {
       client.disconnect();
     },

@@ -15,23 +15,24 @@ describe.skipIf(!runs)('agents across two instances (needs DATABASE_URL=postgres
   // Agents look at the clock only when a test ticks them.
   const { first, second, connect } = instancesForSuite(() => ({ AGENT_TICK_MS: '3600000' }), clock);
 
-  const agentOn = async (boardId: string, triggers: unknown[], visibility = 'stealth') => {
-    const created = await first.api('POST', `/boards/${boardId}/agents`, { name: 'Watcher', persona: 'custom', visibility, instructions: { triggers } });
+  const agentOn = async (boardId: string, triggers: unknown[], visibility = 'stealth', limits: Record<string, unknown> = {}) => {
+    const created = await first.api('POST', `/boards/${boardId}/agents`, { name: 'Watcher', persona: 'custom', visibility, instructions: { triggers }, ...limits });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     return created.body.id as string;
   };
   const logOf = async (boardId: string, agentId: string) => {
     await Promise.all([first.app.agents.settled(), second.app.agents.settled()]);
     const log = await first.api('GET', `/boards/${boardId}/agents/${agentId}/actions?limit=50`);
-    return log.body as Array<{ triggerEventType: string }>;
+    return log.body as Array<{ triggerEventType: string; success: boolean; tokensUsed: number; errorMessage: string | null }>;
   };
   /** The participant ids `server` lists for a board: its visible agents are this instance's knowledge of them. */
   const participantIds = async (server: TestServer, boardId: string) => {
     const answer = await server.api('GET', `/boards/${boardId}?includeParticipants=true`, undefined, { 'x-api-key': first.apiKey });
     return (answer.body.participants as Array<{ user_id: string }>).map((participant) => participant.user_id);
   };
-  const addNote = (server: TestServer, boardId: string) =>
-    server.api('POST', `/boards/${boardId}/objects`, { type: 'sticky', data: { text: 'note' }, position: { x: 1, y: 1 } }, { 'x-api-key': first.apiKey });
+  const addNote = (server: TestServer, boardId: string, text = 'note') =>
+    server.api('POST', `/boards/${boardId}/objects`, { type: 'sticky', data: { text }, position: { x: 1, y: 1 } }, { 'x-api-key': first.apiKey });
+  const evaluator = [{ event: 'object:created', action: 'evaluate_answer', params: { expected: '3/4', deliver: 'none' } }];
 
   it('stops an agent paused on one instance on the other too', async () => {
     const board = await createBoard(first, 'Paused');
@@ -60,5 +61,46 @@ describe.skipIf(!runs)('agents across two instances (needs DATABASE_URL=postgres
       const log = await logOf(board.board_uuid, agentId);
       expect(log.map((entry) => entry.triggerEventType)).toEqual(Array(minute).fill('timer:tick'));
     }
+  });
+
+  it("counts an agent's actions per minute once for both instances", async () => {
+    const board = await createBoard(first, 'Rate');
+    const agentId = await agentOn(board.board_uuid, [{ event: 'object:created', action: 'send_notification', params: { message: 'seen' } }], 'stealth', { maxActionsPerMinute: 4 });
+    for (const server of [first, second, first, second, first, second, first, second]) expect((await addNote(server, board.board_uuid)).status).toBe(201);
+
+    const log = await logOf(board.board_uuid, agentId);
+    expect(log).toHaveLength(8);
+    expect(log.filter((entry) => entry.success)).toHaveLength(4);
+    for (const entry of log.filter((entry) => !entry.success)) expect(entry.errorMessage).toMatch(/^Rate limit: 4 actions per minute reached$/);
+
+    // The window slides for the deployment: a minute on, both instances have room again.
+    clock.advance(60_001);
+    expect((await addNote(second, board.board_uuid)).status).toBe(201);
+    expect((await logOf(board.board_uuid, agentId)).filter((entry) => entry.success)).toHaveLength(5);
+  });
+
+  it('holds a token budget spent on one instance on the other', async () => {
+    // The rule engine spends the same tokens on the same answer: one run on a board of its own says how many.
+    const probeBoard = await createBoard(first, 'Probe');
+    const probe = await agentOn(probeBoard.board_uuid, evaluator);
+    expect((await addNote(second, probeBoard.board_uuid, 'my answer is 3/4')).status).toBe(201);
+    const [{ tokensUsed: perRun }] = (await eventually(async () => {
+      const log = await logOf(probeBoard.board_uuid, probe);
+      return log.length === 1 ? log : null;
+    })) as Array<{ tokensUsed: number }>;
+    expect(perRun).toBeGreaterThan(0);
+
+    // Room for two runs, not three: the third, on the instance that ran the first, must see the second's spending.
+    const board = await createBoard(first, 'Budget');
+    const agentId = await agentOn(board.board_uuid, evaluator, 'stealth', { budgetTokens: 3 * perRun - 1 });
+    for (const server of [second, first, second]) {
+      expect((await addNote(server, board.board_uuid, 'my answer is 3/4')).status).toBe(201);
+      await logOf(board.board_uuid, agentId);
+    }
+    const log = await logOf(board.board_uuid, agentId);
+    expect(log.map((entry) => entry.success).sort()).toEqual([false, true, true]);
+    expect(log.find((entry) => !entry.success)?.errorMessage).toMatch(/^Token budget: this call may need \d+ tokens, \d+ remain$/);
+    const stats = await first.api('GET', `/boards/${board.board_uuid}/agents/${agentId}/stats`);
+    expect(stats.body).toMatchObject({ tokensSpent: 2 * perRun });
   });
 });
