@@ -207,8 +207,8 @@ export async function startApp(options: AppOptions): Promise<App> {
     tickMs: config.agentTickMs,
     claimOnce: (key, ttlMs) => instance.channels.claimOnce(key, ttlMs),
     announceChange: (boardId, agentId) => caches.publish({ kind: 'agent', boardId, agentId }),
-    announceRun: (agent) => caches.publish({ kind: 'agent-ran', agentId: agent.id }),
     windows: limiters.actionWindows(`${config.rateLimits.keyPrefix}agent-actions:`),
+    turns: instance.agentTurns,
     runs: observability.agentRuns,
   });
   const links = new ParticipantLinks({ db, clock, tokens, boards, appUrl, sockets: realtime.documents });
@@ -325,9 +325,6 @@ function dropStale(
       return;
     case 'agent':
       caches.agents.agentChangedElsewhere(signal.boardId, signal.agentId);
-      return;
-    case 'agent-ran':
-      caches.agents.agentRanElsewhere(signal.agentId);
       return;
     default:
       assertNever(signal);

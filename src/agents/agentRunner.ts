@@ -5,6 +5,7 @@ import { AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { ActionWindows } from '../store/actionWindows.js';
 import type { PrismaClient } from '../store/database.js';
+import type { RunTurns } from '../store/runTurns.js';
 import { KeyedQueue } from '../util/keyedQueue.js';
 import { agentCaller, agentFromRow, type ActionType, type Agent, type AgentMemory } from './agent.js';
 import { ActionRefusal, type ActionContext, type AgentObjects } from './actions/action.js';
@@ -60,10 +61,10 @@ export interface AgentRunnerDependencies {
   /** Each agent's runs in the last minute (`maxActionsPerMinute`), counted for the deployment. */
   windows: ActionWindows;
   /**
-   * Told once a run's spending and memory are written (multi-instance mode): the other
-   * instances read the agent again before its next run there, so its budget holds there too.
+   * One instance at a time runs a given agent (several instances), until its run is logged:
+   * the next run, wherever it is, sees its spending and memory.
    */
-  announceRun?: (agent: Agent) => void;
+  turns: RunTurns;
 }
 
 /** How a logged run ended: acted, tried and failed, or did not act (refused, rate, budget). */
@@ -154,7 +155,9 @@ export class AgentRunner {
     try {
       // The next run of the agent may start while this one's log entry is being written (a
       // promise inside an object, so the queue does not wait for it).
-      logged = await this.queue.run(agent.id, () => this.run(request));
+      logged = await this.queue.run(agent.id, () =>
+        this.deps.turns.take(agent.id, (othersRanIt) => this.run(request, othersRanIt), ({ outcome }) => outcome),
+      );
     } finally {
       const left = (this.queued.get(agent.id) ?? 1) - 1;
       if (left > 0) this.queued.set(agent.id, left);
@@ -176,7 +179,9 @@ export class AgentRunner {
     return agent;
   }
 
-  private async run(request: RunRequest): Promise<{ outcome: Promise<RunOutcome> }> {
+  private async run(request: RunRequest, othersRanIt: boolean): Promise<{ outcome: Promise<RunOutcome> }> {
+    // Another instance's runs changed its spending and memory: what this one keeps is stale.
+    if (othersRanIt) this.changed(request.agent.id);
     // The agent may have been paused, changed or deleted while the run waited.
     const agent = await this.current(request.agent.id);
     if (!agent || agent.status !== 'active') {
@@ -302,7 +307,6 @@ export class AgentRunner {
     this.deps.runs?.runLogged(outcome.shouldAct ? (outcome.success ? 'succeeded' : 'failed') : 'refused', outcome.tokensUsed);
     return this.writes
       .run(agent.id, () => this.log.add({ row, ...(current ? { memory: JSON.stringify(memory) } : {}) }))
-      .then(() => this.deps.announceRun?.(agent))
       .then(() => ({ id, shouldAct: outcome.shouldAct, success: outcome.success, result: outcome.result, errorMessage: outcome.errorMessage, tokensUsed: outcome.tokensUsed }));
   }
 }

@@ -109,14 +109,6 @@ export class AgentRuntime implements AgentLifecycle {
     void this.track(this.reread(boardId, agentId));
   }
 
-  /**
-   * An agent ran on another instance (multi-instance mode): its spending and memory are read
-   * again before its next run here, so a budget spent there is not spent again here.
-   */
-  agentRanElsewhere(agentId: string): void {
-    this.runner.changed(agentId);
-  }
-
   /** Drops what is kept of the board's agents and reads the changed one again: shown or withdrawn; null once deleted. */
   private async reread(boardId: string, agentId: string): Promise<Agent | null> {
     this.agentsByBoard.delete(boardId);

@@ -5,6 +5,7 @@ import type { EventBus } from '../events/bus.js';
 import type { Logger } from '../logger.js';
 import type { ActionWindows } from '../store/actionWindows.js';
 import type { PrismaClient } from '../store/database.js';
+import type { RunTurns } from '../store/runTurns.js';
 import type { AgentObjects } from './actions/action.js';
 import { createActionRegistry } from './actions/registry.js';
 import { AgentRuntime } from './agentRuntime.js';
@@ -14,7 +15,6 @@ import { BoardAssistant } from './boardAssistant.js';
 import { createLlmEngine } from './content/llmEngine.js';
 import { createRuleEngine } from './content/ruleEngine.js';
 import type { ContentEngine } from './content/contentTypes.js';
-import type { Agent } from './agent.js';
 import type { AgentRunObserver } from './agentRunner.js';
 import type { AgentFrames, AgentSockets } from './ports.js';
 
@@ -34,10 +34,10 @@ export interface AgentsOptions {
   tickMs?: number;
   /** Tells the other instances that an agent of a board changed (multi-instance mode). */
   announceChange?: (boardId: string, agentId: string) => void;
-  /** Tells the other instances that an agent ran: its spending changed (multi-instance mode). */
-  announceRun?: (agent: Agent) => void;
   /** Each agent's runs in the last minute, counted for the deployment (limiterStore.ts). */
   windows: ActionWindows;
+  /** One instance at a time runs a given agent (the instance mode's). */
+  turns: RunTurns;
   /** Whether this instance is the deployment's first to claim `key` (instance channels). */
   claimOnce?: (key: string, ttlMs: number) => Promise<boolean>;
   /** Told of every agent run logged (metrics). */

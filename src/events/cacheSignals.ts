@@ -14,6 +14,4 @@ export type CacheSignal =
   | { kind: 'organization'; organizationId: string }
   | { kind: 'webhook-subscriptions'; organizationId: string }
   /** An agent of a board: created, changed, paused, resumed, reset or deleted. */
-  | { kind: 'agent'; boardId: string; agentId: string }
-  /** An agent ran: its spending, counters and memory changed. */
-  | { kind: 'agent-ran'; agentId: string };
+  | { kind: 'agent'; boardId: string; agentId: string };

@@ -1,7 +1,6 @@
-import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBoard, expectOk, organizationCaller, serverForSuite, tokenOf, type CreatedBoard } from '../helpers/fixtures.js';
+import { completion, fakeLlm, sendJson, type LlmCall } from '../helpers/fakeLlm.js';
 import { eventually, type ApiResponse } from '../helpers/testServer.js';
 
 /**
@@ -14,63 +13,6 @@ const LLM_MODEL = 'fake-model-1';
 const LLM_TIMEOUT_MS = 500;
 /** llmClient.ts LLM_DEFAULTS.retries: a transient failure is tried three times in all. */
 const ATTEMPTS = 3;
-
-/** One request the fake provider received. */
-interface LlmCall {
-  method: string;
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: { model: string; messages: Array<{ role: string; content: string }>; max_tokens: number; response_format?: unknown };
-}
-
-type LlmReply = (call: LlmCall, response: ServerResponse) => void;
-
-/** An OpenAI-compatible chat completions endpoint that answers as the running test scripts it. */
-function fakeLlm() {
-  const calls: LlmCall[] = [];
-  let reply: LlmReply = (_call, response) => sendJson(response, 500, { error: { message: 'no answer scripted' } });
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const call = { method: request.method ?? '', path: request.url ?? '', headers: request.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as LlmCall['body'] };
-      calls.push(call);
-      reply(call, response);
-    });
-  });
-  return {
-    calls,
-    async start(): Promise<string> {
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      return `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-    },
-    /** Replaces the script and forgets the calls so far. */
-    answer(next: LlmReply): void {
-      reply = next;
-      calls.length = 0;
-    },
-    close(): Promise<void> {
-      // Requests left hanging by the timeout tests are cut, or close would wait for them.
-      server.closeAllConnections();
-      return new Promise((resolve) => server.close(() => resolve()));
-    },
-  };
-}
-
-function sendJson(response: ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { 'content-type': 'application/json' });
-  response.end(JSON.stringify(body));
-}
-
-/** A chat completion whose message content is `content`, billed `totalTokens`. */
-const completion = (content: string, totalTokens: number): LlmReply => (call, response) =>
-  sendJson(response, 200, {
-    id: 'chatcmpl-test',
-    object: 'chat.completion',
-    model: call.body.model,
-    choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
-    usage: { prompt_tokens: totalTokens - 10, completion_tokens: 10, total_tokens: totalTokens },
-  });
 
 const llm = fakeLlm();
 const env: Record<string, string> = { AGENT_TICK_MS: '3600000', LLM_API_KEY: LLM_KEY, LLM_MODEL, LLM_TIMEOUT_MS: String(LLM_TIMEOUT_MS) };
