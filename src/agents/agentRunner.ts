@@ -153,10 +153,11 @@ export class AgentRunner {
     this.queued.set(agent.id, (this.queued.get(agent.id) ?? 0) + 1);
     let logged: { outcome: Promise<RunOutcome> };
     try {
-      // The next run of the agent may start while this one's log entry is being written (a
-      // promise inside an object, so the queue does not wait for it).
+      // Alone, the next run of the agent may start while this one's log entry is being written
+      // (a promise inside an object, so the queue does not wait for it); with several
+      // instances, the agent's turn lasts until it is written.
       logged = await this.queue.run(agent.id, () =>
-        this.deps.turns.take(agent.id, (othersRanIt) => this.run(request, othersRanIt), ({ outcome }) => outcome),
+        this.deps.turns.take(agent.id, (othersRanIt) => this.run(request, othersRanIt), ({ outcome }) => outcome, this.stopping.signal),
       );
     } finally {
       const left = (this.queued.get(agent.id) ?? 1) - 1;

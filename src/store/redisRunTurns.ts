@@ -54,9 +54,9 @@ export class RedisRunTurns implements RunTurns {
     return new RedisRunTurns(redis, options.prefix, options.logger);
   }
 
-  async take<T>(key: string, work: (othersHadTurns: boolean) => Promise<T>, finished: (result: T) => Promise<unknown>): Promise<T> {
+  async take<T>(key: string, work: (othersHadTurns: boolean) => Promise<T>, finished: (result: T) => Promise<unknown>, stop?: AbortSignal): Promise<T> {
     const token = randomUUID();
-    const lastMark = await this.waitForTurn(key, token);
+    const lastMark = await this.waitForTurn(key, token, stop);
     const stale = lastMark === null || lastMark !== this.ownMarks.get(key);
     let result: T;
     try {
@@ -76,7 +76,7 @@ export class RedisRunTurns implements RunTurns {
   }
 
   /** The last turn's mark once the turn is this one's; null when Redis cannot answer (no turn taken). */
-  private async waitForTurn(key: string, token: string): Promise<string | null> {
+  private async waitForTurn(key: string, token: string, stop?: AbortSignal): Promise<string | null> {
     for (;;) {
       let mark: string | null;
       try {
@@ -86,22 +86,24 @@ export class RedisRunTurns implements RunTurns {
         return null;
       }
       if (mark !== null) return mark;
-      if (this.closed) return null;
-      await this.wakeOrRetry(key);
+      if (this.closed || stop?.aborted) return null;
+      await this.wakeOrRetry(key, stop);
     }
   }
 
-  private wakeOrRetry(key: string): Promise<void> {
+  private wakeOrRetry(key: string, stop?: AbortSignal): Promise<void> {
     return new Promise((resolve) => {
       const waiters = this.waiters.get(key) ?? new Set();
       this.waiters.set(key, waiters);
       const wake = () => {
         clearTimeout(timer);
+        stop?.removeEventListener('abort', wake);
         waiters.delete(wake);
         if (waiters.size === 0) this.waiters.delete(key);
         resolve();
       };
       const timer = setTimeout(wake, RETRY_MS);
+      stop?.addEventListener('abort', wake, { once: true });
       waiters.add(wake);
     });
   }

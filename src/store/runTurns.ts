@@ -9,9 +9,10 @@ export interface RunTurns {
    * Waits for the key's turn, then calls `work` with whether another instance had a turn since
    * this one's last: what this instance keeps of the key may then be stale. The turn lasts
    * until `finished(result)` settles, so work whose writes outlive it (a run's log entry)
-   * hands over only once they are done.
+   * hands over only once they are done. Once `stop` aborts, a wait gives up: the work goes
+   * on without a turn (an instance shutting down must not wait for another's).
    */
-  take<T>(key: string, work: (othersHadTurns: boolean) => Promise<T>, finished: (result: T) => Promise<unknown>): Promise<T>;
+  take<T>(key: string, work: (othersHadTurns: boolean) => Promise<T>, finished: (result: T) => Promise<unknown>, stop?: AbortSignal): Promise<T>;
   close(): Promise<void>;
 }
 

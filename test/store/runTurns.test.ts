@@ -78,4 +78,27 @@ describe.skipIf(!REDIS_URL)('run turns in Redis (needs REDIS_URL)', () => {
     const stale = await unreachable.take('agent', async (othersHadTurns) => othersHadTurns, async () => {});
     expect(stale).toBe(true);
   });
+
+  it('gives up waiting once told to stop: the work goes on without a turn, told it may be stale', async () => {
+    const shared = prefix();
+    const [holder, waiter] = [await instance(shared), await instance(shared)];
+    let release!: () => void;
+    let holding!: () => void;
+    const taken = new Promise<void>((resolve) => (holding = resolve));
+    const held = holder.take('agent', async () => {
+      holding();
+      await new Promise<void>((resolve) => (release = resolve));
+    }, async () => {});
+    await taken;
+    const stop = new AbortController();
+    let ran: boolean | undefined;
+    const waiting = waiter.take('agent', async (stale) => (ran = stale), async () => {}, stop.signal);
+    await pause();
+    expect(ran).toBeUndefined();
+    stop.abort();
+    await waiting;
+    expect(ran).toBe(true);
+    release();
+    await held;
+  });
 });
