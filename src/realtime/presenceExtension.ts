@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Extension, connectedPayload, onDisconnectPayload } from '@hocuspocus/server';
+import pRetry from 'p-retry';
 import { participantIdentity, type BoardAccess, type BoardGrant, type ParticipantIdentity } from '../boards/boardAccess.js';
 import { participantColor } from '../boards/participantColor.js';
 import type { ParticipantHistory } from '../boards/participantHistory.js';
@@ -13,8 +14,12 @@ import { CloseEvents, closeEventFor } from './closeEvents.js';
 import { isBoardDocument } from './documentContext.js';
 import type { PresenceRegistry } from './presenceRegistry.js';
 import { userOf, type BoardSeat } from './boardSeat.js';
+import { assertNever } from '../util/assertNever.js';
 import type { SeatClaimOutcome, SocketContext } from './socketContext.js';
 import type { SocketMessenger } from './socketMessenger.js';
+
+/** How a release the ledger did not answer is asked again: after 0.25, 0.5, 1 and 2 s. */
+const RELEASE_RETRIES = { retries: 4, minTimeout: 250, factor: 2 };
 
 /**
  * Participants and sessions: a socket that opens a board's main document joins the board
@@ -60,10 +65,10 @@ export class PresenceExtension implements Extension {
     const seat: BoardSeat = { organizationId: board.organizationId, view, user: userOf(view, identity, grant.role) };
     const shared = connection.context as SocketContext;
     // onDisconnect waits for the claim, so a socket gone before its seat was taken still frees it.
-    const claiming = this.claim(grant, key, seat);
+    const claiming = this.claim(grant, key, seat, socket.socketId);
     shared.seatClaim = claiming;
     const claim = await claiming;
-    if (claim.kind === 'refused') return socket.closeSocket(claim.close);
+    if (claim.kind === 'refused' || claim.kind === 'unanswered') return socket.closeSocket(claim.close);
     // Another socket of the participant already holds the seat: shown as it was when taken.
     const shownView = claim.kind === 'held' ? claim.seat.view : view;
     this.deps.registry.join(board.id, { key, view: shownView, identity, role: grant.role, socketId: socket.socketId }, claim.session, now);
@@ -95,25 +100,52 @@ export class PresenceExtension implements Extension {
     const socket = context as SocketContext;
     if (!isBoardDocument(documentName) || !socket.grant || !socket.seatClaim) return;
     const claim = await socket.seatClaim;
-    if (claim.kind === 'refused') return;
     const board = socket.grant.board;
-    const key = socket.participantKey!;
-    this.deps.registry.leave(board.id, key, socket.socketId);
-    const release = await this.deps.seats.release(board.id, key);
-    if (release.kind === 'freed') await this.announceLeft(board.id, release, this.deps.clock.now());
+    switch (claim.kind) {
+      case 'refused':
+        return;
+      case 'unanswered':
+        // Never announced as joined: a seat freed here is not announced as left either.
+        await this.release(board.id, claim.key, socket.socketId);
+        return;
+      case 'taken':
+      case 'held': {
+        const key = socket.participantKey!;
+        this.deps.registry.leave(board.id, key, socket.socketId);
+        const release = await this.release(board.id, key, socket.socketId);
+        if (release?.kind === 'freed') await this.announceLeft(board.id, release, this.deps.clock.now());
+        return;
+      }
+      default:
+        assertNever(claim);
+    }
   }
 
   /** The socket's seat, or why it may not have one (a full board, or the ledger unreachable). */
-  private async claim(grant: BoardGrant, key: string, seat: BoardSeat): Promise<SeatClaimOutcome> {
+  private async claim(grant: BoardGrant, key: string, seat: BoardSeat, socketId: string): Promise<SeatClaimOutcome> {
     try {
       const session = { id: randomUUID(), startedAt: seat.view.joined_at };
-      const claim = await this.deps.seats.claim(grant.board.id, key, seat, { limit: this.deps.access.seatLimit(grant), session });
+      const claim = await this.deps.seats.claim(grant.board.id, key, seat, { limit: this.deps.access.seatLimit(grant), session, socketId });
       if (claim.kind !== 'full') return claim;
       return { kind: 'refused', close: closeEventFor(this.deps.access.seatRefusal(grant, claim.seated)) };
     } catch (error) {
       if (error instanceof AppError) return { kind: 'refused', close: closeEventFor(error) };
       this.deps.logger.error({ err: error, board_id: grant.board.id }, 'seat not claimed');
-      return { kind: 'refused', close: CloseEvents.Unavailable };
+      return { kind: 'unanswered', close: CloseEvents.Unavailable, key };
+    }
+  }
+
+  /**
+   * Lets go of the socket's seat, asking again while the ledger does not answer (a release is
+   * counted once per socket, so asking again is safe). Null when it never answered: the seat
+   * is then freed once this instance stops (its heartbeat ends).
+   */
+  private async release(boardId: string, key: string, socketId: string): Promise<SeatRelease<BoardSeat> | null> {
+    try {
+      return await pRetry(() => this.deps.seats.release(boardId, key, socketId), RELEASE_RETRIES);
+    } catch (error) {
+      this.deps.logger.error({ err: error, board_id: boardId }, 'seat not released');
+      return null;
     }
   }
 

@@ -3,8 +3,15 @@ import type { CloseEvent } from './closeEvents.js';
 import type { SeatClaim } from '../store/seatLedger.js';
 import type { BoardSeat } from './boardSeat.js';
 
-/** What a socket's seat claim came to: a seat, or the close that refused it. */
-export type SeatClaimOutcome = Exclude<SeatClaim<BoardSeat>, { kind: 'full' }> | { kind: 'refused'; close: CloseEvent };
+/**
+ * What a socket's seat claim came to: a seat; the close that refused it; or no answer from the
+ * ledger (Redis dropped), when the seat may have been taken all the same, so the socket's
+ * leaving lets go of it under `key`.
+ */
+export type SeatClaimOutcome =
+  | Exclude<SeatClaim<BoardSeat>, { kind: 'full' }>
+  | { kind: 'refused'; close: CloseEvent }
+  | { kind: 'unanswered'; close: CloseEvent; key: string };
 
 /**
  * What a socket carries into every Hocuspocus connection it opens (the connection's

@@ -1,0 +1,51 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/clock.js';
+import { createLogger } from '../../src/logger.js';
+import { RedisSeatLedger } from '../../src/store/redisSeatLedger.js';
+import { LocalSeatLedger, type SeatLedger } from '../../src/store/seatLedger.js';
+
+/**
+ * The seat ledger's releases are counted once per socket (store/seatLedger.ts), in memory and
+ * in Redis: a release whose answer was lost can be sent again without freeing a seat another
+ * socket still holds.
+ */
+const REDIS_URL = process.env.REDIS_URL;
+const logger = createLogger('silent');
+const opened: Array<SeatLedger<string>> = [];
+afterAll(async () => {
+  await Promise.all(opened.map((ledger) => ledger.close()));
+});
+const session = { id: 'session-1', startedAt: '2026-11-25T10:00:00.000Z' };
+const claimOptions = (socketId: string) => ({ limit: null, session, socketId });
+
+const kinds: Array<[string, boolean, () => Promise<SeatLedger<string>>]> = [
+  ['in memory', true, async () => new LocalSeatLedger<string>()],
+  [
+    'in Redis',
+    Boolean(REDIS_URL),
+    async () => {
+      const ledger = await RedisSeatLedger.open<string>(REDIS_URL!, { prefix: `wb:test:${randomBytes(6).toString('hex')}:seats:`, instanceId: 'instance-a', clock: new ManualClock(), logger });
+      opened.push(ledger);
+      return ledger;
+    },
+  ],
+];
+
+describe.each(kinds)('seat ledger %s', (_name, runs, open) => {
+  it.runIf(runs)('counts a release once per socket: sent again, it frees nothing another socket holds', async () => {
+    const ledger = await open();
+    expect(await ledger.claim('board', 'ada', 'Ada', claimOptions('socket-1'))).toMatchObject({ kind: 'taken', seated: 1 });
+    expect(await ledger.claim('board', 'ada', 'Ada', claimOptions('socket-2'))).toMatchObject({ kind: 'held', seated: 1 });
+    expect(await ledger.release('board', 'ada', 'socket-1')).toEqual({ kind: 'kept' });
+    // The same release again (its answer was lost): the seat stays, socket-2 holds it.
+    expect(await ledger.release('board', 'ada', 'socket-1')).toEqual({ kind: 'kept' });
+    expect(await ledger.count('board')).toBe(1);
+    // A socket that never claimed changes nothing either.
+    expect(await ledger.release('board', 'ada', 'socket-9')).toEqual({ kind: 'kept' });
+    expect(await ledger.count('board')).toBe(1);
+    expect(await ledger.release('board', 'ada', 'socket-2')).toEqual({ kind: 'freed', seat: 'Ada', seated: 0, sessionEnded: session });
+    expect(await ledger.release('board', 'ada', 'socket-2')).toEqual({ kind: 'kept' });
+    expect(await ledger.boards()).toEqual([]);
+  });
+});
