@@ -10,8 +10,8 @@ const DEFAULT_INSTANCE_TTL_MS = 15_000;
  * Keys, under the deployment's prefix:
  *   board:<id>:seats       hash  participant key -> seat (JSON)
  *   board:<id>:sockets     hash  participant key -> sockets holding it, all instances
- *   board:<id>:on:<inst>   hash  participant key -> sockets holding it on one instance
- *   board:<id>:socks:<inst> set  the sockets of one instance holding a seat (a release is counted once)
+ *   board:<id>:on:<inst>   hash  socket id -> participant key, the sockets of one instance holding a
+ *                                seat (a release removes its socket first, so it is counted once)
  *   board:<id>:session     string the session (JSON), while a seat is taken
  *   boards                 set   boards with a seat taken
  *   instance:<inst>:boards set   boards an instance holds sockets on
@@ -19,7 +19,7 @@ const DEFAULT_INSTANCE_TTL_MS = 15_000;
  * Every change is one script, so counts and seats never disagree, whatever instances race.
  */
 
-/** KEYS: seats, sockets, on, session, boards, instance boards, socks. ARGV: key, seat, limit (-1: none), session, board id, socket id. */
+/** KEYS: seats, sockets, on, session, boards, instance boards. ARGV: key, seat, limit (-1: none), session, board id, socket id. */
 const CLAIM = `
 local held = redis.call('HGET', KEYS[2], ARGV[1])
 if not held then
@@ -28,9 +28,8 @@ if not held then
   if limit >= 0 and seated >= limit then return {'full', seated} end
 end
 redis.call('HINCRBY', KEYS[2], ARGV[1], 1)
-redis.call('HINCRBY', KEYS[3], ARGV[1], 1)
+redis.call('HSET', KEYS[3], ARGV[6], ARGV[1])
 redis.call('SADD', KEYS[6], ARGV[5])
-redis.call('SADD', KEYS[7], ARGV[6])
 if held then
   return {'held', redis.call('HLEN', KEYS[1]), redis.call('GET', KEYS[4]), redis.call('HGET', KEYS[1], ARGV[1])}
 end
@@ -42,10 +41,7 @@ return {'taken', redis.call('HLEN', KEYS[1]), redis.call('GET', KEYS[4]), starte
 
 /** Same KEYS as CLAIM. ARGV: key, board id, socket id. */
 const RELEASE = `
-if redis.call('SREM', KEYS[7], ARGV[3]) == 0 then return {'kept'} end
-local here = tonumber(redis.call('HGET', KEYS[3], ARGV[1]) or '0')
-if here <= 0 then return {'kept'} end
-if here == 1 then redis.call('HDEL', KEYS[3], ARGV[1]) else redis.call('HINCRBY', KEYS[3], ARGV[1], -1) end
+if redis.call('HDEL', KEYS[3], ARGV[3]) == 0 then return {'kept'} end
 if redis.call('HLEN', KEYS[3]) == 0 then redis.call('SREM', KEYS[6], ARGV[2]) end
 if redis.call('HINCRBY', KEYS[2], ARGV[1], -1) > 0 then return {'kept'} end
 redis.call('HDEL', KEYS[2], ARGV[1])
@@ -79,13 +75,22 @@ for _, board in ipairs(redis.call('SMEMBERS', instanceBoards)) do
   local b = ARGV[1] .. 'board:' .. board
   local on = b .. ':on:' .. ARGV[2]
   local held = redis.call('HGETALL', on)
-  redis.call('DEL', on, b .. ':socks:' .. ARGV[2])
+  redis.call('DEL', on)
+  local keys, counts = {}, {}
+  for i = 2, #held, 2 do
+    local key = held[i]
+    if not counts[key] then
+      counts[key] = 0
+      table.insert(keys, key)
+    end
+    counts[key] = counts[key] + 1
+  end
   local freed = {}
-  for i = 1, #held, 2 do
-    if redis.call('HINCRBY', b .. ':sockets', held[i], -tonumber(held[i + 1])) <= 0 then
-      redis.call('HDEL', b .. ':sockets', held[i])
-      local seat = redis.call('HGET', b .. ':seats', held[i])
-      redis.call('HDEL', b .. ':seats', held[i])
+  for _, key in ipairs(keys) do
+    if redis.call('HINCRBY', b .. ':sockets', key, -counts[key]) <= 0 then
+      redis.call('HDEL', b .. ':sockets', key)
+      local seat = redis.call('HGET', b .. ':seats', key)
+      redis.call('HDEL', b .. ':seats', key)
       table.insert(freed, {redis.call('HLEN', b .. ':seats'), seat})
     end
   end
@@ -134,7 +139,7 @@ export class RedisSeatLedger<Seat> implements SeatLedger<Seat> {
 
   async claim(boardId: string, key: string, seat: Seat, options: { limit: number | null; session: SeatSession; socketId: string }): Promise<SeatClaim<Seat>> {
     const args = [key, JSON.stringify(seat), String(options.limit ?? -1), JSON.stringify(options.session), boardId, options.socketId];
-    const reply = (await this.redis.eval(CLAIM, 7, ...this.boardKeys(boardId), ...args)) as Reply;
+    const reply = (await this.redis.eval(CLAIM, 6, ...this.boardKeys(boardId), ...args)) as Reply;
     const seated = Number(reply[1]);
     switch (reply[0]) {
       case 'full':
@@ -147,7 +152,7 @@ export class RedisSeatLedger<Seat> implements SeatLedger<Seat> {
   }
 
   async release(boardId: string, key: string, socketId: string): Promise<SeatRelease<Seat>> {
-    const reply = (await this.redis.eval(RELEASE, 7, ...this.boardKeys(boardId), key, boardId, socketId)) as Reply;
+    const reply = (await this.redis.eval(RELEASE, 6, ...this.boardKeys(boardId), key, boardId, socketId)) as Reply;
     if (reply[0] === 'kept') return { kind: 'kept' };
     const sessionEnded = reply[3] ? parsed<SeatSession>(reply[3]) : null;
     return { kind: 'freed', seated: Number(reply[1]), seat: parsed<Seat>(reply[2]), sessionEnded };
@@ -229,7 +234,6 @@ export class RedisSeatLedger<Seat> implements SeatLedger<Seat> {
       this.boardKey(boardId, 'session'),
       `${prefix}boards`,
       `${prefix}instance:${instanceId}:boards`,
-      this.boardKey(boardId, `socks:${instanceId}`),
     ];
   }
 

@@ -49,3 +49,28 @@ describe.each(kinds)('seat ledger %s', (_name, runs, open) => {
     expect(await ledger.boards()).toEqual([]);
   });
 });
+
+describe.skipIf(!REDIS_URL)('seat ledger of several instances (needs REDIS_URL)', () => {
+  it("frees a stopped instance's sockets once, leaving the seats other instances' sockets hold", async () => {
+    const clock = new ManualClock();
+    const prefix = `wb:test:${randomBytes(6).toString('hex')}:seats:`;
+    const [stopped, survivor] = await Promise.all(
+      ['instance-a', 'instance-b'].map((instanceId) => RedisSeatLedger.open<string>(REDIS_URL!, { prefix, instanceId, clock, logger, ttlMs: 15_000 })),
+    );
+    opened.push(stopped!, survivor!);
+    const freedSeats: string[][] = [];
+    survivor!.onOrphansFreed(({ freed }) => freedSeats.push(freed.map((release) => release.seat)));
+    await stopped!.claim('board', 'ada', 'Ada', claimOptions('a-1'));
+    await stopped!.claim('board', 'ada', 'Ada', claimOptions('a-2'));
+    await stopped!.claim('board', 'bob', 'Bob', claimOptions('a-3'));
+    await survivor!.claim('board', 'ada', 'Ada', claimOptions('b-1'));
+
+    clock.advance(15_001);
+    await survivor!.sweepOrphans();
+    await survivor!.sweepOrphans();
+    expect(freedSeats).toEqual([['Bob']]);
+    expect(await survivor!.seats('board')).toEqual(['Ada']);
+    // Both of the stopped instance's sockets of Ada were subtracted: the survivor's is the last.
+    expect(await survivor!.release('board', 'ada', 'b-1')).toEqual({ kind: 'freed', seat: 'Ada', seated: 0, sessionEnded: session });
+  });
+});
