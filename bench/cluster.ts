@@ -1,18 +1,24 @@
 /**
  * npm run bench:cluster [-- --clients 200 --seconds 20 --rate 2 --real 4 --rounds 1 --placement shared|spread --skip-build]
  *
- * One board's clients on one instance, then the same clients split over two instances
- * (multi-instance mode: PostgreSQL and Redis), the same load in one run. Needs
- * DATABASE_URL=postgresql://… and REDIS_URL. Both layouts run the compiled service
+ * The same clients and load, in one run, three ways:
+ * - `one instance`: one board's clients on one instance;
+ * - `two instances, a board each` (the control): two instances in multi-instance mode, half the
+ *   clients on a board of the first, half on a board of the second. Nothing crosses between
+ *   them, so it shows what running two processes instead of one costs on this machine;
+ * - `two instances, one board`: the board's clients split over two instances, every change
+ *   crossing to the other through Redis.
+ * Needs DATABASE_URL=postgresql://… and REDIS_URL. Every layout runs the compiled service
  * (dist/main.js); the single instance is pinned to core 1 and this generator to core 0. With
- * `--placement shared` (the default) both instances of the second layout share core 1, so the
- * figures show what clustering costs at the same CPU; with `spread` the second instance runs on
- * core 0 beside the generator, closer to two machines on a machine that has two cores. Each client changes its
+ * `--placement shared` (the default) both instances of a two-instance layout share core 1, so
+ * the figures compare at the same CPU; with `spread` the second instance runs on core 0 beside
+ * the generator, closer to two machines on a machine that has two cores. Each client changes its
  * object `rate` times a second; `real` of them are real providers (spread over the instances)
  * that measure fan-out latency, split by whether the sender was on the same instance.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { cpuSeconds, percentile } from './agentsMeasure.js';
@@ -46,8 +52,12 @@ interface Instance {
   url: string;
 }
 
+/** How the clients are served: see the header. */
+type Layout = 'one instance' | 'two instances, a board each' | 'two instances, one board';
+const LAYOUTS: Layout[] = ['one instance', 'two instances, a board each', 'two instances, one board'];
+
 interface LayoutResult {
-  layout: string;
+  layout: Layout;
   connectMs: number;
   /** Fan-out latencies, ascending: every one, then those whose sender was on the receiver's instance, then the rest. */
   all: number[];
@@ -55,7 +65,18 @@ interface LayoutResult {
   cross: number[];
   appliedPerSecond: number;
   cpuUsPerUpdate: number;
+  /** Each instance's share of a core during the run. */
+  coreShares: number[];
+  /** The whole machine's CPU (instances, PostgreSQL, Redis, this generator) per update. */
+  machineUsPerUpdate: number;
   loadavg: string;
+}
+
+/** Busy CPU seconds of the whole machine so far (every core, from /proc/stat). */
+function machineCpuSeconds(): number {
+  const [, ...fields] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/);
+  const [user, nice, system, , , irq, softirq, steal] = fields.map(Number);
+  return (user! + nice! + system! + irq! + softirq! + steal!) / 100;
 }
 
 function startInstance(env: Record<string, string>, core: number): Promise<Instance> {
@@ -92,13 +113,17 @@ async function createBoard(instance: Instance, apiKey: string): Promise<{ id: st
   return { id: body.board_uuid, token: new URL(body.access_links.guest).searchParams.get('token')! };
 }
 
-/** Client `i` goes to instance `i % n`; the first REAL clients are real providers. */
-async function connectClients(instances: Instance[], board: { id: string; token: string }, measured: { latencies: number[]; senders: string[]; receivers: number[] }): Promise<LoadClient[]> {
+/**
+ * Client `i` goes to instance `i % n`, on that instance's board (`boards[i % boards.length]`);
+ * the first REAL clients are real providers.
+ */
+async function connectClients(instances: Instance[], boards: Array<{ id: string; token: string }>, measured: { latencies: number[]; senders: string[]; receivers: number[] }): Promise<LoadClient[]> {
   const clients: LoadClient[] = [];
   for (let start = 0; start < CLIENTS; start += CONNECT_CONCURRENCY) {
     const batch: LoadClient[] = [];
     for (let i = start; i < Math.min(CLIENTS, start + CONNECT_CONCURRENCY); i += 1) {
       const instance = i % instances.length;
+      const board = boards[i % boards.length]!;
       const url = `${instances[instance]!.url.replace(/^http/, 'ws')}/api/v1/realtime?token=${board.token}`;
       if (i < REAL) {
         const latencies: number[] = [];
@@ -139,7 +164,8 @@ async function drive(clients: LoadClient[]): Promise<number> {
   return sent;
 }
 
-async function runLayout(count: 1 | 2, onCleanup: (stop: () => Promise<void>) => void): Promise<LayoutResult> {
+async function runLayout(layout: Layout, onCleanup: (stop: () => Promise<void>) => void): Promise<LayoutResult> {
+  const count = layout === 'one instance' ? 1 : 2;
   const database = await freshDatabase('wb_cluster_bench');
   const apiKey = `wb_bench_${randomBytes(8).toString('hex')}`;
   const env: Record<string, string> = {
@@ -155,19 +181,22 @@ async function runLayout(count: 1 | 2, onCleanup: (stop: () => Promise<void>) =>
   };
   onCleanup(stop);
   for (let i = 0; i < count; i += 1) instances.push(await startInstance(env, i === 1 && PLACEMENT === 'spread' ? 0 : 1));
-  const board = await createBoard(instances[0]!, apiKey);
+  const boards = layout === 'two instances, a board each' ? await Promise.all(instances.map((instance) => createBoard(instance, apiKey))) : [await createBoard(instances[0]!, apiKey)];
   const measured = { latencies: [] as number[], senders: [] as string[], receivers: [] as number[] };
   const connectStart = performance.now();
-  const clients = await connectClients(instances, board, measured);
+  const clients = await connectClients(instances, boards, measured);
   const connectMs = performance.now() - connectStart;
   const cpuBefore = instances.map((instance) => cpuSeconds(instance.child.pid!));
+  const machineBefore = machineCpuSeconds();
   const acksBefore = clients.reduce((sum, client) => sum + client.acks(), 0);
   const started = performance.now();
   await drive(clients);
   await new Promise((resolve) => setTimeout(resolve, 1000));
   const elapsed = (performance.now() - started) / 1000;
   const applied = clients.reduce((sum, client) => sum + client.acks(), 0) - acksBefore;
-  const cpu = instances.reduce((sum, instance, index) => sum + cpuSeconds(instance.child.pid!) - cpuBefore[index]!, 0);
+  const cpuPerInstance = instances.map((instance, index) => cpuSeconds(instance.child.pid!) - cpuBefore[index]!);
+  const cpu = cpuPerInstance.reduce((sum, seconds) => sum + seconds, 0);
+  const machineCpu = machineCpuSeconds() - machineBefore;
   for (const client of clients) client.close();
   const same: number[] = [];
   const cross: number[] = [];
@@ -178,13 +207,15 @@ async function runLayout(count: 1 | 2, onCleanup: (stop: () => Promise<void>) =>
   await stop();
   const sort = (list: number[]) => list.sort((a, b) => a - b);
   return {
-    layout: count === 1 ? 'one instance' : 'two instances',
+    layout,
     connectMs,
     all: sort([...measured.latencies]),
     same: sort(same),
     cross: sort(cross),
     appliedPerSecond: applied / elapsed,
     cpuUsPerUpdate: (cpu * 1e6) / applied,
+    coreShares: cpuPerInstance.map((seconds) => seconds / elapsed),
+    machineUsPerUpdate: (machineCpu * 1e6) / applied,
     loadavg: loadavg().map((value) => value.toFixed(2)).join(' '),
   };
 }
@@ -192,30 +223,39 @@ async function runLayout(count: 1 | 2, onCleanup: (stop: () => Promise<void>) =>
 const fixed = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : '-');
 const triple = (list: number[]) => `${fixed(percentile(list, 50))} / ${fixed(percentile(list, 95))} / ${fixed(percentile(list, 99))}`;
 
-function print(results: LayoutResult[]): void {
+const p99 = (list: number[]) => percentile(list, 99);
+
+function print(rounds: LayoutResult[][]): void {
   const placement = PLACEMENT === 'shared' ? 'every instance on core 1' : 'the first instance on core 1, the second on core 0 with the generator';
-  console.log(`\n### ${CLIENTS} clients on one board, ${RATE}/s each, ${SECONDS} s, PostgreSQL${PIN ? `, ${placement}, generator on core 0` : ''}\n`);
-  console.log('| layout | connect ms | fan-out p50 / p95 / p99 ms (all) | same instance p50 / p95 / p99 | cross-instance p50 / p95 / p99 | applied per s | CPU µs per update (all instances) | load avg |');
-  console.log('|---|---|---|---|---|---|---|---|');
-  for (const r of results) {
-    console.log(`| ${r.layout} | ${Math.round(r.connectMs)} | ${triple(r.all)} | ${triple(r.same)} | ${r.cross.length > 0 ? triple(r.cross) : '-'} | ${Math.round(r.appliedPerSecond)} | ${fixed(r.cpuUsPerUpdate, 0)} | ${r.loadavg} |`);
-  }
-  for (let round = 0; round < results.length; round += 2) {
-    const [one, two] = [results[round]!, results[round + 1]!];
-    if (!one || !two) continue;
-    console.log(`\nround ${round / 2 + 1}: two instances / one, p99 ${fixed(percentile(two.all, 99) / percentile(one.all, 99), 2)}× (cross-instance ${fixed(percentile(two.cross, 99) / percentile(one.all, 99), 2)}×), CPU per update ${fixed(two.cpuUsPerUpdate / one.cpuUsPerUpdate, 2)}× (target: cross-instance p99 within 2×)`);
-  }
+  console.log(`\n### ${CLIENTS} clients, ${RATE}/s each, ${SECONDS} s, PostgreSQL${PIN ? `, ${placement}, generator on core 0` : ''}\n`);
+  console.log('| round | layout | connect ms | fan-out p50 / p95 / p99 ms (all) | same instance p50 / p95 / p99 | cross-instance p50 / p95 / p99 | applied per s | CPU µs per update (instances) | each instance, share of a core | machine CPU µs per update | load avg |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+  rounds.forEach((results, round) => {
+    for (const r of results) {
+      const shares = r.coreShares.map((share) => `${Math.round(share * 100)} %`).join(', ');
+      console.log(`| ${round + 1} | ${r.layout} | ${Math.round(r.connectMs)} | ${triple(r.all)} | ${triple(r.same)} | ${r.cross.length > 0 ? triple(r.cross) : '-'} | ${Math.round(r.appliedPerSecond)} | ${fixed(r.cpuUsPerUpdate, 0)} | ${shares} | ${fixed(r.machineUsPerUpdate, 0)} | ${r.loadavg} |`);
+    }
+  });
+  rounds.forEach(([one, apart, shared], round) => {
+    if (!one || !apart || !shared) return;
+    console.log(
+      `\nround ${round + 1}: cross-instance p99 ${fixed(p99(shared.cross) / p99(one.all), 2)}× of one instance (target: within 2×), ` +
+        `${fixed(p99(shared.cross) / p99(apart.all), 2)}× of two instances a board each; ` +
+        `two instances a board each: p99 ${fixed(p99(apart.all) / p99(one.all), 2)}× and CPU per update ${fixed(apart.cpuUsPerUpdate / one.cpuUsPerUpdate, 2)}× of one; ` +
+        `one board: CPU per update ${fixed(shared.cpuUsPerUpdate / one.cpuUsPerUpdate, 2)}× of one`,
+    );
+  });
 }
 
-await runBench('bench:cluster', 20 * 60_000, async (run) => {
+await runBench('bench:cluster', (10 + ROUNDS * 5) * 60_000, async (run) => {
   if (!POSTGRES_BASE || !REDIS_URL) throw new Error('bench:cluster needs DATABASE_URL=postgresql://… and REDIS_URL=redis://…');
   if (!values['skip-build']) execFileSync('npm', ['run', 'build'], { stdio: 'inherit' });
   if (PIN) execFileSync('taskset', ['-cp', '0', String(process.pid)], { stdio: 'ignore' });
-  const results: LayoutResult[] = [];
+  const rounds: LayoutResult[][] = [];
   for (let round = 0; round < ROUNDS; round += 1) {
-    for (const count of [1, 2] as const) {
-      results.push(await runLayout(count, (stop) => (run.cleanup = stop)));
-    }
+    const results: LayoutResult[] = [];
+    for (const layout of LAYOUTS) results.push(await runLayout(layout, (stop) => (run.cleanup = stop)));
+    rounds.push(results);
   }
-  print(results);
+  print(rounds);
 });
