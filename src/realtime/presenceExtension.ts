@@ -64,8 +64,11 @@ export class PresenceExtension implements Extension {
     const view: ParticipantView = { user_id: userId, user_type: identity.userType, role: grant.role, joined_at: now.toISOString(), color: participantColor(userId) };
     const seat: BoardSeat = { organizationId: board.organizationId, view, user: userOf(view, identity, grant.role) };
     const shared = connection.context as SocketContext;
+    // Each connection holds the seat under its own id: one socket may open the board document
+    // more than once (Hocuspocus sessions), and each of those lets go of it on its own.
+    shared.seatHolderId = `${socket.socketId}:${randomUUID()}`;
     // onDisconnect waits for the claim, so a socket gone before its seat was taken still frees it.
-    const claiming = this.claim(grant, key, seat, socket.socketId);
+    const claiming = this.claim(grant, key, seat, shared.seatHolderId);
     shared.seatClaim = claiming;
     const claim = await claiming;
     if (claim.kind === 'refused' || claim.kind === 'unanswered') return socket.closeSocket(claim.close);
@@ -98,21 +101,22 @@ export class PresenceExtension implements Extension {
 
   async onDisconnect({ documentName, context }: onDisconnectPayload): Promise<void> {
     const socket = context as SocketContext;
-    if (!isBoardDocument(documentName) || !socket.grant || !socket.seatClaim) return;
+    if (!isBoardDocument(documentName) || !socket.grant || !socket.seatClaim || !socket.seatHolderId) return;
     const claim = await socket.seatClaim;
     const board = socket.grant.board;
+    const holderId = socket.seatHolderId;
     switch (claim.kind) {
       case 'refused':
         return;
       case 'unanswered':
         // Never announced as joined: a seat freed here is not announced as left either.
-        await this.release(board.id, claim.key, socket.socketId);
+        await this.release(board.id, claim.key, holderId);
         return;
       case 'taken':
       case 'held': {
         const key = socket.participantKey!;
         this.deps.registry.leave(board.id, key, socket.socketId);
-        const release = await this.release(board.id, key, socket.socketId);
+        const release = await this.release(board.id, key, holderId);
         if (release?.kind === 'freed') await this.announceLeft(board.id, release, this.deps.clock.now());
         return;
       }
@@ -122,10 +126,10 @@ export class PresenceExtension implements Extension {
   }
 
   /** The socket's seat, or why it may not have one (a full board, or the ledger unreachable). */
-  private async claim(grant: BoardGrant, key: string, seat: BoardSeat, socketId: string): Promise<SeatClaimOutcome> {
+  private async claim(grant: BoardGrant, key: string, seat: BoardSeat, holderId: string): Promise<SeatClaimOutcome> {
     try {
       const session = { id: randomUUID(), startedAt: seat.view.joined_at };
-      const claim = await this.deps.seats.claim(grant.board.id, key, seat, { limit: this.deps.access.seatLimit(grant), session, socketId });
+      const claim = await this.deps.seats.claim(grant.board.id, key, seat, { limit: this.deps.access.seatLimit(grant), session, holderId });
       if (claim.kind !== 'full') return claim;
       return { kind: 'refused', close: closeEventFor(this.deps.access.seatRefusal(grant, claim.seated)) };
     } catch (error) {
@@ -136,13 +140,13 @@ export class PresenceExtension implements Extension {
   }
 
   /**
-   * Lets go of the socket's seat, asking again while the ledger does not answer (a release is
-   * counted once per socket, so asking again is safe). Null when it never answered: the seat
+   * Lets go of the connection's seat, asking again while the ledger does not answer (a release
+   * is counted once per holder, so asking again is safe). Null when it never answered: the seat
    * is then freed once this instance stops (its heartbeat ends).
    */
-  private async release(boardId: string, key: string, socketId: string): Promise<SeatRelease<BoardSeat> | null> {
+  private async release(boardId: string, key: string, holderId: string): Promise<SeatRelease<BoardSeat> | null> {
     try {
-      return await pRetry(() => this.deps.seats.release(boardId, key, socketId), RELEASE_RETRIES);
+      return await pRetry(() => this.deps.seats.release(boardId, key, holderId), RELEASE_RETRIES);
     } catch (error) {
       this.deps.logger.error({ err: error, board_id: boardId }, 'seat not released');
       return null;

@@ -30,6 +30,8 @@ export interface SocketContext {
   participantKey?: string;
   /** The seat the socket claimed on opening the board document, or why it was refused (presenceExtension.ts). */
   seatClaim?: Promise<SeatClaimOutcome>;
+  /** The id the connection holds its seat under in the seat ledger: one per connection to the board document. */
+  seatHolderId?: string;
   /** Events the client asked for (`subscribe`); shared by every document of the socket. */
   subscriptions: Subscriptions;
   /**

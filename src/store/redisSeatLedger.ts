@@ -9,9 +9,9 @@ const DEFAULT_INSTANCE_TTL_MS = 15_000;
 /*
  * Keys, under the deployment's prefix:
  *   board:<id>:seats       hash  participant key -> seat (JSON)
- *   board:<id>:sockets     hash  participant key -> sockets holding it, all instances
- *   board:<id>:on:<inst>   hash  socket id -> participant key, the sockets of one instance holding a
- *                                seat (a release removes its socket first, so it is counted once)
+ *   board:<id>:sockets     hash  participant key -> holders of its seat (SeatLedger.claim), all instances
+ *   board:<id>:on:<inst>   hash  holder id -> participant key, the holders on one instance (a claim
+ *                                counts a holder once, a release removes it first: each is counted once)
  *   board:<id>:session     string the session (JSON), while a seat is taken
  *   boards                 set   boards with a seat taken
  *   instance:<inst>:boards set   boards an instance holds sockets on
@@ -19,7 +19,7 @@ const DEFAULT_INSTANCE_TTL_MS = 15_000;
  * Every change is one script, so counts and seats never disagree, whatever instances race.
  */
 
-/** KEYS: seats, sockets, on, session, boards, instance boards. ARGV: key, seat, limit (-1: none), session, board id, socket id. */
+/** KEYS: seats, sockets, on, session, boards, instance boards. ARGV: key, seat, limit (-1: none), session, board id, holder id. */
 const CLAIM = `
 local held = redis.call('HGET', KEYS[2], ARGV[1])
 if not held then
@@ -27,8 +27,7 @@ if not held then
   local limit = tonumber(ARGV[3])
   if limit >= 0 and seated >= limit then return {'full', seated} end
 end
-redis.call('HINCRBY', KEYS[2], ARGV[1], 1)
-redis.call('HSET', KEYS[3], ARGV[6], ARGV[1])
+if redis.call('HSET', KEYS[3], ARGV[6], ARGV[1]) == 1 then redis.call('HINCRBY', KEYS[2], ARGV[1], 1) end
 redis.call('SADD', KEYS[6], ARGV[5])
 if held then
   return {'held', redis.call('HLEN', KEYS[1]), redis.call('GET', KEYS[4]), redis.call('HGET', KEYS[1], ARGV[1])}
@@ -39,7 +38,7 @@ redis.call('SADD', KEYS[5], ARGV[5])
 return {'taken', redis.call('HLEN', KEYS[1]), redis.call('GET', KEYS[4]), started}
 `;
 
-/** Same KEYS as CLAIM. ARGV: key, board id, socket id. */
+/** Same KEYS as CLAIM. ARGV: key, board id, holder id. */
 const RELEASE = `
 if redis.call('HDEL', KEYS[3], ARGV[3]) == 0 then return {'kept'} end
 if redis.call('HLEN', KEYS[3]) == 0 then redis.call('SREM', KEYS[6], ARGV[2]) end
@@ -137,8 +136,8 @@ export class RedisSeatLedger<Seat> implements SeatLedger<Seat> {
     return ledger;
   }
 
-  async claim(boardId: string, key: string, seat: Seat, options: { limit: number | null; session: SeatSession; socketId: string }): Promise<SeatClaim<Seat>> {
-    const args = [key, JSON.stringify(seat), String(options.limit ?? -1), JSON.stringify(options.session), boardId, options.socketId];
+  async claim(boardId: string, key: string, seat: Seat, options: { limit: number | null; session: SeatSession; holderId: string }): Promise<SeatClaim<Seat>> {
+    const args = [key, JSON.stringify(seat), String(options.limit ?? -1), JSON.stringify(options.session), boardId, options.holderId];
     const reply = (await this.redis.eval(CLAIM, 6, ...this.boardKeys(boardId), ...args)) as Reply;
     const seated = Number(reply[1]);
     switch (reply[0]) {
@@ -151,8 +150,8 @@ export class RedisSeatLedger<Seat> implements SeatLedger<Seat> {
     }
   }
 
-  async release(boardId: string, key: string, socketId: string): Promise<SeatRelease<Seat>> {
-    const reply = (await this.redis.eval(RELEASE, 6, ...this.boardKeys(boardId), key, boardId, socketId)) as Reply;
+  async release(boardId: string, key: string, holderId: string): Promise<SeatRelease<Seat>> {
+    const reply = (await this.redis.eval(RELEASE, 6, ...this.boardKeys(boardId), key, boardId, holderId)) as Reply;
     if (reply[0] === 'kept') return { kind: 'kept' };
     const sessionEnded = reply[3] ? parsed<SeatSession>(reply[3]) : null;
     return { kind: 'freed', seated: Number(reply[1]), seat: parsed<Seat>(reply[2]), sessionEnded };

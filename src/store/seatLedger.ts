@@ -36,17 +36,19 @@ export interface OrphanedSeats<Seat> {
 
 export interface SeatLedger<Seat> {
   /**
-   * One more socket of `key` holds its seat on the board. A new seat is taken only while fewer
-   * than `limit` are (null: no limit), checked and taken in one step for the whole deployment.
-   * `session` is the board's session if this seat starts one.
+   * One more holder of `key` holds its seat on the board: `holderId` names it, unique in the
+   * deployment (a socket's connection to the board document; one socket may open the document
+   * more than once). A new seat is taken only while fewer than `limit` are (null: no limit),
+   * checked and taken in one step for the whole deployment. `session` is the board's session if
+   * this seat starts one. A holder claiming again is counted once.
    */
-  claim(boardId: string, key: string, seat: Seat, options: { limit: number | null; session: SeatSession; socketId: string }): Promise<SeatClaim<Seat>>;
+  claim(boardId: string, key: string, seat: Seat, options: { limit: number | null; session: SeatSession; holderId: string }): Promise<SeatClaim<Seat>>;
   /**
-   * The socket `socketId` of `key` lets go of its seat. A socket that holds none (never
+   * The holder `holderId` of `key` lets go of its seat. A holder that holds none (never
    * claimed, or released already) changes nothing, so a release whose answer was lost can be
    * sent again.
    */
-  release(boardId: string, key: string, socketId: string): Promise<SeatRelease<Seat>>;
+  release(boardId: string, key: string, holderId: string): Promise<SeatRelease<Seat>>;
   /** Replaces what a held seat shows (its location); nothing if the seat is free. */
   amend(boardId: string, key: string, seat: Seat): Promise<void>;
   /** The seats taken on a board. */
@@ -64,34 +66,34 @@ export interface SeatLedger<Seat> {
 
 interface BoardSeats<Seat> {
   session: SeatSession;
-  /** By key: the seat and the sockets that hold it. */
-  held: Map<string, { seat: Seat; sockets: Set<string> }>;
+  /** By key: the seat and the holders that hold it. */
+  held: Map<string, { seat: Seat; holders: Set<string> }>;
 }
 
 /** The seats of a single instance, in memory: nothing else holds any, and nothing is orphaned. */
 export class LocalSeatLedger<Seat> implements SeatLedger<Seat> {
   private readonly boardSeats = new Map<string, BoardSeats<Seat>>();
 
-  async claim(boardId: string, key: string, seat: Seat, options: { limit: number | null; session: SeatSession; socketId: string }): Promise<SeatClaim<Seat>> {
+  async claim(boardId: string, key: string, seat: Seat, options: { limit: number | null; session: SeatSession; holderId: string }): Promise<SeatClaim<Seat>> {
     const board = this.boardSeats.get(boardId);
     const existing = board?.held.get(key);
     if (board && existing) {
-      existing.sockets.add(options.socketId);
+      existing.holders.add(options.holderId);
       return { kind: 'held', seated: board.held.size, seat: existing.seat, session: board.session };
     }
     const seated = board?.held.size ?? 0;
     if (options.limit !== null && seated >= options.limit) return { kind: 'full', seated };
     const taken = board ?? { session: options.session, held: new Map() };
-    taken.held.set(key, { seat, sockets: new Set([options.socketId]) });
+    taken.held.set(key, { seat, holders: new Set([options.holderId]) });
     this.boardSeats.set(boardId, taken);
     return { kind: 'taken', seated: taken.held.size, session: taken.session, sessionStarted: !board };
   }
 
-  async release(boardId: string, key: string, socketId: string): Promise<SeatRelease<Seat>> {
+  async release(boardId: string, key: string, holderId: string): Promise<SeatRelease<Seat>> {
     const board = this.boardSeats.get(boardId);
     const entry = board?.held.get(key);
-    if (!board || !entry || !entry.sockets.delete(socketId)) return { kind: 'kept' };
-    if (entry.sockets.size > 0) return { kind: 'kept' };
+    if (!board || !entry || !entry.holders.delete(holderId)) return { kind: 'kept' };
+    if (entry.holders.size > 0) return { kind: 'kept' };
     board.held.delete(key);
     if (board.held.size > 0) return { kind: 'freed', seat: entry.seat, seated: board.held.size, sessionEnded: null };
     this.boardSeats.delete(boardId);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import type { BusEvent } from '../../src/events/types.js';
 import { createBoard, instancesForSuite, tokenOf } from '../helpers/fixtures.js';
-import { connectBoardClient, type BoardClient } from '../helpers/realtimeClient.js';
+import { connectBoardClient, openSessions, type BoardClient } from '../helpers/realtimeClient.js';
 import { startServiceProcess } from '../helpers/serviceProcess.js';
 import { postgresServerUrl } from '../helpers/testDatabase.js';
 import { eventually, type TestServer } from '../helpers/testServer.js';
@@ -56,6 +56,17 @@ describe.skipIf(!runs)('presence across two instances (needs DATABASE_URL=postgr
     const left = await eventually(() => teacher.messages.find((message) => message.type === 'participant:left' && message.user_id === 'student'));
     expect(left!.participant_count).toBe(1);
     await eventually(async () => (await participantIds(first, board.board_uuid)).join() === 'teacher');
+  });
+
+  it('lets a socket that opened the board twice (two sessions) go when it closes, on both instances', async () => {
+    const board = await createBoard(first, 'Presence');
+    const link = board.access_links.guest;
+    const sessions = await openSessions(first.socketUrl(link), board.board_uuid, tokenOf(link), ['first', 'second']);
+    await eventually(async () => (await participantIds(second, board.board_uuid)).length === 1);
+    await sessions.close();
+    // Before, the ledger counted the socket twice and its one id once: the seat was never freed.
+    await eventually(async () => (await participantIds(first, board.board_uuid)).length === 0);
+    expect(await participantIds(second, board.board_uuid)).toEqual([]);
   });
 
   it('keeps max_participants for the board, not per instance', async () => {

@@ -1,7 +1,9 @@
 import { HocuspocusProvider, HocuspocusProviderWebsocket } from '@hocuspocus/provider';
 import * as decoding from 'lib0/decoding';
+import * as encoding from 'lib0/encoding';
 import WebSocket from 'ws';
 import * as Y from 'yjs';
+import { MessageType } from '../../src/realtime/wireFrames.js';
 import { eventually } from './testServer.js';
 
 /** A real @hocuspocus/provider client on one board document, as a browser would run it. */
@@ -125,4 +127,46 @@ export function rawSocketOutcome(url: string, timeoutMs = 10_000): Promise<RawSo
       resolve({ opened, code, reason: reason.toString(), error });
     });
   });
+}
+
+/** Hocuspocus' auth message sub-type of a granted authentication. */
+const AUTHENTICATED = 2;
+
+/**
+ * One raw socket that opens the document `name` once per session, at the address
+ * `name\0<session>`, as a session-aware provider sharing its socket does; resolves once every
+ * session is authenticated with `token`. `close` closes the socket and waits for it.
+ */
+export async function openSessions(url: string, name: string, token: string, sessions: string[]): Promise<{ close(): Promise<void> }> {
+  const ws = new WebSocket(url);
+  const pending = new Set(sessions.map((session) => `${name}\0${session}`));
+  await new Promise<void>((resolve, reject) => {
+    ws.on('error', reject);
+    ws.on('close', (code) => reject(new Error(`socket closed with ${code} before every session was authenticated`)));
+    ws.on('open', () => {
+      for (const address of pending) {
+        const encoder = encoding.createEncoder();
+        encoding.writeVarString(encoder, address);
+        encoding.writeVarUint(encoder, MessageType.Auth);
+        encoding.writeVarUint(encoder, 0);
+        encoding.writeVarString(encoder, token);
+        ws.send(encoding.toUint8Array(encoder));
+      }
+    });
+    ws.on('message', (data: Buffer) => {
+      const decoder = decoding.createDecoder(new Uint8Array(data));
+      const address = decoding.readVarString(decoder);
+      if (decoding.readVarUint(decoder) !== MessageType.Auth || decoding.readVarUint(decoder) !== AUTHENTICATED) return;
+      pending.delete(address);
+      if (pending.size === 0) resolve();
+    });
+  });
+  ws.removeAllListeners('close');
+  return {
+    close: () =>
+      new Promise((resolve) => {
+        ws.once('close', () => resolve());
+        ws.close();
+      }),
+  };
 }

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import type { BusEvent, EventName } from '../../src/events/types.js';
-import { serverForSuite, type CreatedBoard, createBoard } from '../helpers/fixtures.js';
-import { addObject, connectBoardClient, type BoardClient } from '../helpers/realtimeClient.js';
+import { serverForSuite, type CreatedBoard, createBoard, tokenOf } from '../helpers/fixtures.js';
+import { addObject, connectBoardClient, openSessions, type BoardClient } from '../helpers/realtimeClient.js';
 import { eventually } from '../helpers/testServer.js';
 
 const START = new Date('2031-03-01T09:00:00.000Z');
@@ -161,6 +161,15 @@ describe('participants of a board', () => {
 });
 
 describe('board config rules for joining', () => {
+  it('counts a socket that opens the board twice (two sessions) as one participant, and lets it go when the socket closes', async () => {
+    const board = await newBoard();
+    const link = board.access_links.guest;
+    const sessions = await openSessions(server.socketUrl(link), board.board_uuid, tokenOf(link), ['first', 'second']);
+    await participantsOnceThere(board, 1);
+    await sessions.close();
+    await participantsOnceThere(board, 0);
+  });
+
   it('closes a third distinct guest with 4409 board-full when max_participants is 2, but lets a host in', async () => {
     const board = await newBoard({ config: { max_participants: 2 } });
     await joinAs(board, 'guest', { user_id: 'g1' }, 1);

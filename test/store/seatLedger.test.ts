@@ -6,9 +6,9 @@ import { RedisSeatLedger } from '../../src/store/redisSeatLedger.js';
 import { LocalSeatLedger, type SeatLedger } from '../../src/store/seatLedger.js';
 
 /**
- * The seat ledger's releases are counted once per socket (store/seatLedger.ts), in memory and
- * in Redis: a release whose answer was lost can be sent again without freeing a seat another
- * socket still holds.
+ * The seat ledger counts each holder once (store/seatLedger.ts), in memory and in Redis: a
+ * release whose answer was lost can be sent again without freeing a seat another holder still
+ * holds, and a holder claiming twice is let go by one release.
  */
 const REDIS_URL = process.env.REDIS_URL;
 const logger = createLogger('silent');
@@ -17,7 +17,7 @@ afterAll(async () => {
   await Promise.all(opened.map((ledger) => ledger.close()));
 });
 const session = { id: 'session-1', startedAt: '2026-11-25T10:00:00.000Z' };
-const claimOptions = (socketId: string) => ({ limit: null, session, socketId });
+const claimOptions = (holderId: string) => ({ limit: null, session, holderId });
 
 const kinds: Array<[string, boolean, () => Promise<SeatLedger<string>>]> = [
   ['in memory', true, async () => new LocalSeatLedger<string>()],
@@ -33,7 +33,7 @@ const kinds: Array<[string, boolean, () => Promise<SeatLedger<string>>]> = [
 ];
 
 describe.each(kinds)('seat ledger %s', (_name, runs, open) => {
-  it.runIf(runs)('counts a release once per socket: sent again, it frees nothing another socket holds', async () => {
+  it.runIf(runs)('counts a release once per holder: sent again, it frees nothing another holder holds', async () => {
     const ledger = await open();
     expect(await ledger.claim('board', 'ada', 'Ada', claimOptions('socket-1'))).toMatchObject({ kind: 'taken', seated: 1 });
     expect(await ledger.claim('board', 'ada', 'Ada', claimOptions('socket-2'))).toMatchObject({ kind: 'held', seated: 1 });
@@ -41,17 +41,25 @@ describe.each(kinds)('seat ledger %s', (_name, runs, open) => {
     // The same release again (its answer was lost): the seat stays, socket-2 holds it.
     expect(await ledger.release('board', 'ada', 'socket-1')).toEqual({ kind: 'kept' });
     expect(await ledger.count('board')).toBe(1);
-    // A socket that never claimed changes nothing either.
+    // A holder that never claimed changes nothing either.
     expect(await ledger.release('board', 'ada', 'socket-9')).toEqual({ kind: 'kept' });
     expect(await ledger.count('board')).toBe(1);
     expect(await ledger.release('board', 'ada', 'socket-2')).toEqual({ kind: 'freed', seat: 'Ada', seated: 0, sessionEnded: session });
     expect(await ledger.release('board', 'ada', 'socket-2')).toEqual({ kind: 'kept' });
     expect(await ledger.boards()).toEqual([]);
   });
+
+  it.runIf(runs)('counts a holder that claims twice once, so its one release frees the seat', async () => {
+    const ledger = await open();
+    expect(await ledger.claim('board', 'ada', 'Ada', claimOptions('socket-1'))).toMatchObject({ kind: 'taken', seated: 1 });
+    expect(await ledger.claim('board', 'ada', 'Ada', claimOptions('socket-1'))).toMatchObject({ kind: 'held', seated: 1 });
+    expect(await ledger.release('board', 'ada', 'socket-1')).toEqual({ kind: 'freed', seat: 'Ada', seated: 0, sessionEnded: session });
+    expect(await ledger.count('board')).toBe(0);
+  });
 });
 
 describe.skipIf(!REDIS_URL)('seat ledger of several instances (needs REDIS_URL)', () => {
-  it("frees a stopped instance's sockets once, leaving the seats other instances' sockets hold", async () => {
+  it("frees a stopped instance's holders once, leaving the seats other instances' holders hold", async () => {
     const clock = new ManualClock();
     const prefix = `wb:test:${randomBytes(6).toString('hex')}:seats:`;
     const [stopped, survivor] = await Promise.all(
@@ -70,7 +78,7 @@ describe.skipIf(!REDIS_URL)('seat ledger of several instances (needs REDIS_URL)'
     await survivor!.sweepOrphans();
     expect(freedSeats).toEqual([['Bob']]);
     expect(await survivor!.seats('board')).toEqual(['Ada']);
-    // Both of the stopped instance's sockets of Ada were subtracted: the survivor's is the last.
+    // Both of the stopped instance's holders of Ada were subtracted: the survivor's is the last.
     expect(await survivor!.release('board', 'ada', 'b-1')).toEqual({ kind: 'freed', seat: 'Ada', seated: 0, sessionEnded: session });
   });
 });
