@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { RedisRunTurns } from '../../src/store/redisRunTurns.js';
+import { eventually } from '../helpers/testServer.js';
 
 /**
  * Turns of several instances (store/redisRunTurns.ts): one holder of a key at a time, held
@@ -10,8 +11,8 @@ import { RedisRunTurns } from '../../src/store/redisRunTurns.js';
 const REDIS_URL = process.env.REDIS_URL;
 const logger = createLogger('silent');
 const opened: RedisRunTurns[] = [];
-const instance = async (prefix: string, redisUrl = REDIS_URL!) => {
-  const turns = await RedisRunTurns.open(redisUrl, { prefix, logger });
+const instance = async (prefix: string, redisUrl = REDIS_URL!, turnTtlMs?: number) => {
+  const turns = await RedisRunTurns.open(redisUrl, { prefix, logger, turnTtlMs });
   opened.push(turns);
   return turns;
 };
@@ -71,6 +72,47 @@ describe.skipIf(!REDIS_URL)('run turns in Redis (needs REDIS_URL)', () => {
     // Keys are apart.
     expect(await told(two, 'other')).toBe(true);
     expect(await told(one)).toBe(false);
+  });
+
+  it('tells a holder whose turn ran out that another instance had one meanwhile, though its own ended last', async () => {
+    const shared = prefix();
+    const [slow, other] = [await instance(shared, REDIS_URL, 150), await instance(shared, REDIS_URL, 150)];
+    const told = (turns: RedisRunTurns) => turns.take('agent', async (stale) => stale, async () => {});
+    expect(await told(slow)).toBe(true);
+    let otherRan!: () => void;
+    const otherHasRun = new Promise<void>((resolve) => (otherRan = resolve));
+    // The slow instance's work outlives its turn: the other takes the key once it runs out, and
+    // hands it over before the slow one ends its own (too late to hand anything over).
+    const outlived = slow.take('agent', async (stale) => {
+      await otherHasRun;
+      return stale;
+    }, async () => {});
+    await pause();
+    expect(await told(other)).toBe(true);
+    otherRan();
+    expect(await outlived).toBe(false);
+    expect(await told(slow)).toBe(true);
+    expect(await told(slow)).toBe(false);
+  });
+
+  it('leaves a mark after work done without a turn, so the instance that held the key last reads it again', async () => {
+    const shared = prefix();
+    const [holder, stopping] = [await instance(shared), await instance(shared)];
+    const told = (turns: RedisRunTurns, stop?: AbortSignal) => turns.take('agent', async (stale) => stale, async () => {}, stop);
+    expect(await told(holder)).toBe(true);
+    expect(await told(holder)).toBe(false);
+    const stopped = new AbortController();
+    stopped.abort();
+    // A stopping instance works without a turn only when it would have to wait for one.
+    let release!: () => void;
+    const held = holder.take('agent', () => new Promise<boolean>((resolve) => (release = () => resolve(false))), async () => {});
+    await pause();
+    const turnless = told(stopping, stopped.signal);
+    expect(await turnless).toBe(true);
+    release();
+    await held;
+    // The mark is left once the turnless work's end has run: a turn taken before it is still told false.
+    expect(await eventually(() => told(holder))).toBe(true);
   });
 
   it('works without a turn while Redis cannot answer, told that what it keeps may be stale', async () => {
