@@ -132,6 +132,25 @@ export function rawSocketOutcome(url: string, timeoutMs = 10_000): Promise<RawSo
 /** Hocuspocus' auth message sub-type of a granted authentication. */
 const AUTHENTICATED = 2;
 
+/** The Hocuspocus auth message a raw client sends to open the document at `address` with `token`. */
+export function encodeAuthFrame(address: string, token: string): Uint8Array {
+  const encoder = encoding.createEncoder();
+  encoding.writeVarString(encoder, address);
+  encoding.writeVarUint(encoder, MessageType.Auth);
+  encoding.writeVarUint(encoder, 0); // Token
+  encoding.writeVarString(encoder, token);
+  return encoding.toUint8Array(encoder);
+}
+
+/** What an auth reply from the server says (its address, its sub-type, whether granted); null for any other frame. */
+export function authReplyOf(data: Uint8Array): { address: string; authType: number; granted: boolean } | null {
+  const decoder = decoding.createDecoder(data);
+  const address = decoding.readVarString(decoder);
+  if (decoding.readVarUint(decoder) !== MessageType.Auth) return null;
+  const authType = decoding.readVarUint(decoder);
+  return { address, authType, granted: authType === AUTHENTICATED };
+}
+
 /**
  * One raw socket that opens the document `name` once per session, at the address
  * `name\0<session>`, as a session-aware provider sharing its socket does; resolves once every
@@ -144,20 +163,12 @@ export async function openSessions(url: string, name: string, token: string, ses
     ws.on('error', reject);
     ws.on('close', (code) => reject(new Error(`socket closed with ${code} before every session was authenticated`)));
     ws.on('open', () => {
-      for (const address of pending) {
-        const encoder = encoding.createEncoder();
-        encoding.writeVarString(encoder, address);
-        encoding.writeVarUint(encoder, MessageType.Auth);
-        encoding.writeVarUint(encoder, 0);
-        encoding.writeVarString(encoder, token);
-        ws.send(encoding.toUint8Array(encoder));
-      }
+      for (const address of pending) ws.send(encodeAuthFrame(address, token));
     });
     ws.on('message', (data: Buffer) => {
-      const decoder = decoding.createDecoder(new Uint8Array(data));
-      const address = decoding.readVarString(decoder);
-      if (decoding.readVarUint(decoder) !== MessageType.Auth || decoding.readVarUint(decoder) !== AUTHENTICATED) return;
-      pending.delete(address);
+      const reply = authReplyOf(new Uint8Array(data));
+      if (!reply?.granted) return;
+      pending.delete(reply.address);
       if (pending.size === 0) resolve();
     });
   });

@@ -1,15 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import * as decoding from 'lib0/decoding';
-import * as encoding from 'lib0/encoding';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { ManualClock } from '../../src/clock.js';
 import type { Plan } from '../../src/organizations/plans.js';
 import { PLAN_LIMITS } from '../../src/quotas/quotaTypes.js';
-import { MessageType } from '../../src/realtime/wireFrames.js';
 import { serverForSuite, organizationCaller } from '../helpers/fixtures.js';
-import { addObject, connectBoardClient, rawSocketOutcome, type BoardClient } from '../helpers/realtimeClient.js';
+import { addObject, authReplyOf, connectBoardClient, encodeAuthFrame, rawSocketOutcome, type BoardClient } from '../helpers/realtimeClient.js';
 import { eventually, request } from '../helpers/testServer.js';
 
 /**
@@ -70,17 +67,11 @@ async function joinRaw(board: Board, userId: string, role: 'host' | 'guest' = 'g
     socket.on('close', (code, reason) => resolve({ code, reason: reason.toString() })),
   );
   socket.on('message', (data: Buffer) => {
-    const decoder = decoding.createDecoder(new Uint8Array(data));
-    decoding.readVarString(decoder);
-    if (decoding.readVarUint(decoder) === MessageType.Auth && decoding.readVarUint(decoder) !== 2) socket.close();
+    const reply = authReplyOf(new Uint8Array(data));
+    if (reply && !reply.granted) socket.close();
   });
   await once(socket, 'open');
-  const auth = encoding.createEncoder();
-  encoding.writeVarString(auth, board.id);
-  encoding.writeVarUint(auth, MessageType.Auth);
-  encoding.writeVarUint(auth, 0); // Token
-  encoding.writeVarString(auth, new URL(url).searchParams.get('token') ?? '');
-  socket.send(encoding.toUint8Array(auth));
+  socket.send(encodeAuthFrame(board.id, new URL(url).searchParams.get('token') ?? ''));
   return { socket, closed };
 }
 

@@ -1,12 +1,10 @@
 import { once } from 'node:events';
-import * as decoding from 'lib0/decoding';
-import * as encoding from 'lib0/encoding';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import * as Y from 'yjs';
-import { encodeUpdateFrame, MessageType } from '../../src/realtime/wireFrames.js';
+import { encodeUpdateFrame } from '../../src/realtime/wireFrames.js';
 import { serverForSuite } from '../helpers/fixtures.js';
-import { addObject, connectBoardClient, type BoardClient } from '../helpers/realtimeClient.js';
+import { addObject, authReplyOf, connectBoardClient, encodeAuthFrame, type BoardClient } from '../helpers/realtimeClient.js';
 import { eventually } from '../helpers/testServer.js';
 
 /**
@@ -43,21 +41,14 @@ async function connectRawClient(url: string, documentName: string): Promise<{ so
   );
   const authenticated = new Promise<void>((resolve, reject) => {
     socket.on('message', (data: Buffer) => {
-      const decoder = decoding.createDecoder(new Uint8Array(data));
-      decoding.readVarString(decoder);
-      if (decoding.readVarUint(decoder) !== MessageType.Auth) return;
-      const authType = decoding.readVarUint(decoder);
-      if (authType === 2) resolve();
-      else reject(new Error(`authentication refused (${authType})`));
+      const reply = authReplyOf(new Uint8Array(data));
+      if (!reply) return;
+      if (reply.granted) resolve();
+      else reject(new Error(`authentication refused (${reply.authType})`));
     });
   });
   await once(socket, 'open');
-  const auth = encoding.createEncoder();
-  encoding.writeVarString(auth, documentName);
-  encoding.writeVarUint(auth, MessageType.Auth);
-  encoding.writeVarUint(auth, 0); // Token
-  encoding.writeVarString(auth, new URL(url).searchParams.get('token') ?? '');
-  socket.send(encoding.toUint8Array(auth));
+  socket.send(encodeAuthFrame(documentName, new URL(url).searchParams.get('token') ?? ''));
   await authenticated;
   return { socket, closed };
 }
