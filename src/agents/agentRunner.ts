@@ -111,10 +111,14 @@ export class AgentRunner {
     await this.writes.idle(agentId);
   }
 
-  /** Whether `runs` more runs of the agent fit its rate now (scans pace themselves with it). */
-  async hasRoom(agent: Agent, runs: number): Promise<boolean> {
+  /**
+   * Takes `runs` slots of the agent's rate in one step, or none, for runs submitted right after
+   * as `reserved`. Scans pace themselves with it: a scanned object's runs start together or
+   * wait, and no other run (on any instance) can take their slots in between.
+   */
+  async reserve(agent: Agent, runs: number): Promise<boolean> {
     if ((this.queued.get(agent.id) ?? 0) + runs > MAX_QUEUED_RUNS) return false;
-    return (await this.deps.windows.room(agent.id, agent.maxActionsPerMinute, this.deps.clock.now().getTime())) >= runs;
+    return this.deps.windows.tryTake(agent.id, agent.maxActionsPerMinute, this.deps.clock.now().getTime(), runs);
   }
 
   /** The agent changed (paused, patched, reset): its next run reads it again. */
@@ -141,14 +145,18 @@ export class AgentRunner {
     this.stopping.abort();
   }
 
-  /** Queues a run, or logs it refused at once when the agent's rate or queue is full. */
-  async submit(request: RunRequest): Promise<RunOutcome> {
+  /**
+   * Queues a run, or logs it refused at once when the agent's rate or queue is full. A run whose
+   * slot was `reserved` is queued without asking again.
+   */
+  async submit(request: RunRequest, slot: 'take' | 'reserved' = 'take'): Promise<RunOutcome> {
     const { agent } = request;
-    const now = this.deps.clock.now().getTime();
-    if ((this.queued.get(agent.id) ?? 0) >= MAX_QUEUED_RUNS) return this.logRefusal(request, `Too many runs waiting (${MAX_QUEUED_RUNS}); this one was dropped`);
-    // Runs taking a slot meanwhile may pass the queue's bound by a few: the rate bounds them.
-    if (!(await this.deps.windows.tryTake(agent.id, agent.maxActionsPerMinute, now))) {
-      return this.logRefusal(request, `Rate limit: ${agent.maxActionsPerMinute} actions per minute reached`);
+    if (slot === 'take') {
+      if ((this.queued.get(agent.id) ?? 0) >= MAX_QUEUED_RUNS) return this.logRefusal(request, `Too many runs waiting (${MAX_QUEUED_RUNS}); this one was dropped`);
+      // Runs taking a slot meanwhile may pass the queue's bound by a few: the rate bounds them.
+      if (!(await this.deps.windows.tryTake(agent.id, agent.maxActionsPerMinute, this.deps.clock.now().getTime()))) {
+        return this.logRefusal(request, `Rate limit: ${agent.maxActionsPerMinute} actions per minute reached`);
+      }
     }
     this.queued.set(agent.id, (this.queued.get(agent.id) ?? 0) + 1);
     let logged: { outcome: Promise<RunOutcome> };

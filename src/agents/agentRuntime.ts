@@ -140,8 +140,8 @@ export class AgentRuntime implements AgentLifecycle {
         }
         await this.scheduler.runDue();
         const scanRunner = {
-          hasRoom: (agent: Agent, runs: number) => this.runner.hasRoom(agent, runs),
-          submit: (request: RunRequest) => this.track(this.runner.submit(request)),
+          reserve: (agent: Agent, runs: number) => this.runner.reserve(agent, runs),
+          submitReserved: (request: RunRequest) => this.track(this.runner.submit(request, 'reserved')),
         };
         await this.ticks.continueScans(scanRunner, (agent) => this.finishScan(agent));
       } catch (error) {

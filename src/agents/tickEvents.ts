@@ -22,10 +22,10 @@ export interface TickEvent {
   deploymentKey: string | null;
 }
 
-/** What a scan needs from the runner: whether a run fits the agent's rate now, and submitting it. */
+/** What a scan needs from the runner: slots of the agent's rate, taken at once, and the runs that use them. */
 export interface ScanRunner {
-  hasRoom(agent: Agent, runs: number): Promise<boolean>;
-  submit(request: RunRequest): Promise<unknown>;
+  reserve(agent: Agent, runs: number): Promise<boolean>;
+  submitReserved(request: RunRequest): Promise<unknown>;
 }
 
 /**
@@ -134,10 +134,11 @@ export class TickEvents {
       while (scan.pending.length > 0) {
         const event = scan.pending[0]!;
         const fired = firedTriggers(scan.agent, event, scan.frames);
-        if (fired.length > 0 && !(await runner.hasRoom(scan.agent, fired.length))) break;
+        // The slots are taken before the object leaves the queue: a scanned object runs or waits, never refused.
+        if (fired.length > 0 && !(await runner.reserve(scan.agent, fired.length))) break;
         scan.pending.shift();
         for (const { action, params } of fired) {
-          void runner.submit({ agent: scan.agent, action, params, event, trigger: { type: event.type, data: event.data } });
+          void runner.submitReserved({ agent: scan.agent, action, params, event, trigger: { type: event.type, data: event.data } });
         }
       }
       if (scan.pending.length === 0) {

@@ -8,10 +8,11 @@ export const WINDOW_MS = 60_000;
  * several keep them in Redis (redisActionWindows.ts), so a limit holds for the deployment.
  */
 export interface ActionWindows {
-  /** Takes a slot at `now` (ms) if fewer than `limit` were taken in the minute before it. */
-  tryTake(key: string, limit: number, now: number): Promise<boolean>;
-  /** How many slots are free at `now`. */
-  room(key: string, limit: number, now: number): Promise<number>;
+  /**
+   * Takes `slots` slots at `now` (ms) if at most `limit - slots` were taken in the minute before
+   * it; otherwise takes none. Checked and taken in one step, whoever else is taking.
+   */
+  tryTake(key: string, limit: number, now: number, slots?: number): Promise<boolean>;
   forget(key: string): Promise<void>;
 }
 
@@ -19,12 +20,8 @@ export interface ActionWindows {
 export class LocalActionWindows implements ActionWindows {
   private readonly taken = new Map<string, number[]>();
 
-  async tryTake(key: string, limit: number, now: number): Promise<boolean> {
-    return this.tryTakeNow(key, limit, now);
-  }
-
-  async room(key: string, limit: number, now: number): Promise<number> {
-    return this.roomNow(key, limit, now);
+  async tryTake(key: string, limit: number, now: number, slots = 1): Promise<boolean> {
+    return this.tryTakeNow(key, limit, now, slots);
   }
 
   async forget(key: string): Promise<void> {
@@ -32,18 +29,11 @@ export class LocalActionWindows implements ActionWindows {
   }
 
   /** `tryTake`, answered at once (the Redis windows count with it while Redis cannot answer). */
-  tryTakeNow(key: string, limit: number, now: number): boolean {
+  tryTakeNow(key: string, limit: number, now: number, slots = 1): boolean {
     const recent = (this.taken.get(key) ?? []).filter((at) => at > now - WINDOW_MS);
-    if (recent.length >= limit) {
-      this.taken.set(key, recent);
-      return false;
-    }
-    recent.push(now);
     this.taken.set(key, recent);
+    if (recent.length + slots > limit) return false;
+    for (let slot = 0; slot < slots; slot += 1) recent.push(now);
     return true;
-  }
-
-  roomNow(key: string, limit: number, now: number): number {
-    return limit - (this.taken.get(key) ?? []).filter((at) => at > now - WINDOW_MS).length;
   }
 }

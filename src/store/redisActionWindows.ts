@@ -8,19 +8,17 @@ import { LocalActionWindows, WINDOW_MS, type ActionWindows } from './actionWindo
  * script as the take, so two instances taking the last slot at once never both get it.
  */
 
-/** KEYS: the window. ARGV: now, limit, window ms, a member of its own. Answers 1 when taken. */
+/**
+ * KEYS: the window. ARGV: now, limit, window ms, a member prefix of its own, slots. Answers 1
+ * when all the slots were taken, 0 when none was.
+ */
 const TAKE = `
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[1]) - tonumber(ARGV[3]))
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
-redis.call('ZADD', KEYS[1], ARGV[1], ARGV[4])
+local slots = tonumber(ARGV[5])
+if redis.call('ZCARD', KEYS[1]) + slots > tonumber(ARGV[2]) then return 0 end
+for slot = 1, slots do redis.call('ZADD', KEYS[1], ARGV[1], ARGV[4] .. ':' .. slot) end
 redis.call('PEXPIRE', KEYS[1], 2 * tonumber(ARGV[3]))
 return 1
-`;
-
-/** KEYS: the window. ARGV: now, window ms. Answers the slots taken in the minute before `now`. */
-const COUNT = `
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[1]) - tonumber(ARGV[2]))
-return redis.call('ZCARD', KEYS[1])
 `;
 
 /**
@@ -37,19 +35,11 @@ export class RedisActionWindows implements ActionWindows {
     private readonly prefix: string,
   ) {}
 
-  async tryTake(key: string, limit: number, now: number): Promise<boolean> {
+  async tryTake(key: string, limit: number, now: number, slots = 1): Promise<boolean> {
     try {
-      return Number(await this.redis.eval(TAKE, 1, this.prefix + key, now, limit, WINDOW_MS, `${now}:${randomUUID()}`)) === 1;
+      return Number(await this.redis.eval(TAKE, 1, this.prefix + key, now, limit, WINDOW_MS, `${now}:${randomUUID()}`, slots)) === 1;
     } catch {
-      return this.insurance.tryTakeNow(key, limit, now);
-    }
-  }
-
-  async room(key: string, limit: number, now: number): Promise<number> {
-    try {
-      return limit - Number(await this.redis.eval(COUNT, 1, this.prefix + key, now, WINDOW_MS));
-    } catch {
-      return this.insurance.roomNow(key, limit, now);
+      return this.insurance.tryTakeNow(key, limit, now, slots);
     }
   }
 

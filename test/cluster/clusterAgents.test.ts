@@ -79,6 +79,28 @@ describe.skipIf(!runs)('agents across two instances (needs DATABASE_URL=postgres
     expect((await logOf(board.board_uuid, agentId)).filter((entry) => entry.success)).toHaveLength(5);
   });
 
+  it("shares an agent's rate between its scan and the other instance's runs, and never refuses a scanned object", async () => {
+    const initial = Array.from({ length: 8 }, (_, index) => ({ type: 'sticky', data: { text: `old ${index}` }, position: { x: index * 300, y: 0 } }));
+    const board = await createBoard(first, 'Scan', { initial_objects: initial });
+    const notify = [{ event: 'object:created', action: 'send_notification', params: { message: 'seen' } }];
+    const agentId = await agentOn(board.board_uuid, notify, 'stealth', { maxActionsPerMinute: 4, scanExisting: true });
+    type Entry = { success: boolean; errorMessage: string | null; triggerEventData: { scan?: boolean; object_id: string } };
+    const scannedOf = async () => ((await logOf(board.board_uuid, agentId)) as unknown as Entry[]).filter((entry) => entry.triggerEventData.scan === true);
+    // Each minute the scan (first) and three new notes (second) want the same four slots at once.
+    for (let minute = 0; minute < 12 && (await scannedOf()).length < initial.length; minute += 1) {
+      clock.advance(60_001);
+      await Promise.all([...[1, 2, 3].map(() => addNote(second, board.board_uuid)), first.app.agents.tick()]);
+    }
+    const scanned = await scannedOf();
+    expect(scanned.filter((entry) => !entry.success)).toEqual([]);
+    expect(new Set(scanned.map((entry) => entry.triggerEventData.object_id)).size).toBe(initial.length);
+    expect(scanned).toHaveLength(initial.length);
+    // The first minute's four scanned objects and three notes did not fit four slots: notes were refused, never an object.
+    const refused = ((await logOf(board.board_uuid, agentId)) as unknown as Entry[]).filter((entry) => !entry.success);
+    expect(refused.length).toBeGreaterThanOrEqual(3);
+    for (const entry of refused) expect(entry.errorMessage).toBe('Rate limit: 4 actions per minute reached');
+  });
+
   it('holds a token budget spent on one instance on the other', async () => {
     // The rule engine spends the same tokens on the same answer: one run on a board of its own says how many.
     const probeBoard = await createBoard(first, 'Probe');

@@ -32,15 +32,26 @@ describe.each(kinds)('action windows %s', (_name, runs, open) => {
     const windows = await open();
     for (const at of [0, 10_000, 20_000]) expect(await windows.tryTake('agent', 3, T0 + at)).toBe(true);
     expect(await windows.tryTake('agent', 3, T0 + 30_000)).toBe(false);
-    expect(await windows.room('agent', 3, T0 + 30_000)).toBe(0);
     // Another key has its own window.
-    expect(await windows.room('other', 3, T0 + 30_000)).toBe(3);
+    expect(await windows.tryTake('other', 3, T0 + 30_000, 3)).toBe(true);
     expect(await windows.tryTake('agent', 3, T0 + 59_999)).toBe(false);
-    expect(await windows.room('agent', 3, T0 + 60_000)).toBe(1);
+    // One slot is free a minute after the first was taken: two at once do not fit, one does.
+    expect(await windows.tryTake('agent', 3, T0 + 60_000, 2)).toBe(false);
     expect(await windows.tryTake('agent', 3, T0 + 60_000)).toBe(true);
     expect(await windows.tryTake('agent', 3, T0 + 60_001)).toBe(false);
     await windows.forget('agent');
-    expect(await windows.room('agent', 3, T0 + 60_000)).toBe(3);
+    expect(await windows.tryTake('agent', 3, T0 + 60_000, 3)).toBe(true);
+  });
+
+  it.runIf(runs)('takes several slots at once or none: a refused take leaves the room it found', async () => {
+    const windows = await open();
+    expect(await windows.tryTake('agent', 5, T0, 3)).toBe(true);
+    expect(await windows.tryTake('agent', 5, T0 + 1, 3)).toBe(false);
+    expect(await windows.tryTake('agent', 5, T0 + 2, 2)).toBe(true);
+    expect(await windows.tryTake('agent', 5, T0 + 3)).toBe(false);
+    // The three taken together free together.
+    expect(await windows.tryTake('agent', 5, T0 + 60_000, 4)).toBe(false);
+    expect(await windows.tryTake('agent', 5, T0 + 60_000, 3)).toBe(true);
   });
 });
 
@@ -50,7 +61,17 @@ describe.skipIf(!REDIS_URL)('action windows of several instances (needs REDIS_UR
     const [one, two] = [(await storeOf(REDIS_URL)).actionWindows(shared), (await storeOf(REDIS_URL)).actionWindows(shared)];
     const takes = await Promise.all(Array.from({ length: 40 }, (_, index) => (index % 2 === 0 ? one : two).tryTake('agent', 7, T0)));
     expect(takes.filter(Boolean)).toHaveLength(7);
-    expect(await two.room('agent', 7, T0)).toBe(0);
+    expect(await one.tryTake('agent', 7, T0)).toBe(false);
+  });
+
+  it('two instances taking two slots at a time never split a pair or pass the limit', async () => {
+    const shared = prefix();
+    const [one, two] = [(await storeOf(REDIS_URL)).actionWindows(shared), (await storeOf(REDIS_URL)).actionWindows(shared)];
+    const takes = await Promise.all(Array.from({ length: 20 }, (_, index) => (index % 2 === 0 ? one : two).tryTake('agent', 7, T0, 2)));
+    expect(takes.filter(Boolean)).toHaveLength(3);
+    // The seventh slot is the only one left.
+    expect(await two.tryTake('agent', 7, T0, 2)).toBe(false);
+    expect(await one.tryTake('agent', 7, T0)).toBe(true);
   });
 
   it('counts in memory while Redis cannot answer: the limit holds for this instance', async () => {
@@ -58,6 +79,6 @@ describe.skipIf(!REDIS_URL)('action windows of several instances (needs REDIS_UR
     const takes = [];
     for (let index = 0; index < 5; index += 1) takes.push(await windows.tryTake('agent', 3, T0));
     expect(takes).toEqual([true, true, true, false, false]);
-    expect(await windows.room('agent', 3, T0 + 60_000)).toBe(3);
+    expect(await windows.tryTake('agent', 3, T0 + 60_000, 3)).toBe(true);
   });
 });
