@@ -15,6 +15,7 @@ import { EventBus } from './events/bus.js';
 import { CACHE_SIGNALS_CHANNEL, type CacheSignal } from './events/cacheSignals.js';
 import { multiInstance, singleInstance } from './realtime/instanceMode.js';
 import type { SeatLedger } from './store/seatLedger.js';
+import type { BoardSeat } from './realtime/boardSeat.js';
 import { assertNever } from './util/assertNever.js';
 import { apiRouter } from './http/apiRouter.js';
 import { Router } from 'express';
@@ -56,6 +57,8 @@ export interface AppOptions {
   logger?: Logger;
   /** Wraps the Yjs document store; tests use it to inject storage failures. */
   decorateStore?: (store: DocumentStore) => DocumentStore;
+  /** Wraps the seat ledger; tests use it to lose its answers. */
+  decorateSeats?: (seats: SeatLedger<BoardSeat>) => SeatLedger<BoardSeat>;
   /** Limits of board data provider calls; tests shorten the 5 s timeout. */
   dataProvider?: { timeoutMs?: number; maxInFlightPerBoard?: number };
 }
@@ -103,7 +106,8 @@ export async function startApp(options: AppOptions): Promise<App> {
     now: () => clock.now(),
     logger,
   });
-  const instance = config.redisUrl ? await multiInstance({ redisUrl: config.redisUrl, keyPrefix: config.clusterKeyPrefix, clock, logger }) : singleInstance();
+  const mode = config.redisUrl ? await multiInstance({ redisUrl: config.redisUrl, keyPrefix: config.clusterKeyPrefix, clock, logger }) : singleInstance();
+  const instance = options.decorateSeats ? { ...mode, seats: options.decorateSeats(mode.seats) } : mode;
   const caches = instance.channels.channel<CacheSignal>(CACHE_SIGNALS_CHANNEL);
   const bus = new EventBus(clock, logger);
   const organizations = new OrganizationService({ db, clock });

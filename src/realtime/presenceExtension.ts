@@ -74,7 +74,7 @@ export class PresenceExtension implements Extension {
     if (claim.kind === 'refused' || claim.kind === 'unanswered') return socket.closeSocket(claim.close);
     // Another socket of the participant already holds the seat: shown as it was when taken.
     const shownView = claim.kind === 'held' ? claim.seat.view : view;
-    this.deps.registry.join(board.id, { key, view: shownView, identity, role: grant.role, socketId: socket.socketId }, claim.session, now);
+    this.deps.registry.join(board.id, { key, view: shownView, identity, role: grant.role }, { socketId: socket.socketId, holderId: shared.seatHolderId }, claim.session, now);
     shared.participantKey = key;
     // Only a verified user can be assigned a zone as a participant (`assigned_participant_id`).
     if (grant.user) {
@@ -108,14 +108,21 @@ export class PresenceExtension implements Extension {
     switch (claim.kind) {
       case 'refused':
         return;
-      case 'unanswered':
-        // Never announced as joined: a seat freed here is not announced as left either.
-        await this.release(board.id, claim.key, holderId);
+      case 'unanswered': {
+        const release = await this.release(board.id, claim.key, holderId);
+        if (release?.kind !== 'freed') return;
+        // The claim was applied after all, and this was the seat's last holder. What the claim
+        // itself would have started was never announced; a seat or session another made was.
+        await this.announceLeft(board.id, release, this.deps.clock.now(), {
+          participant: !sameView(release.seat, claim.asked.seat),
+          session: release.sessionEnded?.id !== claim.asked.session.id,
+        });
         return;
+      }
       case 'taken':
       case 'held': {
         const key = socket.participantKey!;
-        this.deps.registry.leave(board.id, key, socket.socketId);
+        this.deps.registry.leave(board.id, key, { socketId: socket.socketId, holderId });
         const release = await this.release(board.id, key, holderId);
         if (release?.kind === 'freed') await this.announceLeft(board.id, release, this.deps.clock.now());
         return;
@@ -127,15 +134,15 @@ export class PresenceExtension implements Extension {
 
   /** The socket's seat, or why it may not have one (a full board, or the ledger unreachable). */
   private async claim(grant: BoardGrant, key: string, seat: BoardSeat, holderId: string): Promise<SeatClaimOutcome> {
+    const session = { id: randomUUID(), startedAt: seat.view.joined_at };
     try {
-      const session = { id: randomUUID(), startedAt: seat.view.joined_at };
       const claim = await this.deps.seats.claim(grant.board.id, key, seat, { limit: this.deps.access.seatLimit(grant), session, holderId });
       if (claim.kind !== 'full') return claim;
       return { kind: 'refused', close: closeEventFor(this.deps.access.seatRefusal(grant, claim.seated)) };
     } catch (error) {
       if (error instanceof AppError) return { kind: 'refused', close: closeEventFor(error) };
       this.deps.logger.error({ err: error, board_id: grant.board.id }, 'seat not claimed');
-      return { kind: 'unanswered', close: CloseEvents.Unavailable, key };
+      return { kind: 'unanswered', close: CloseEvents.Unavailable, key, asked: { seat, session } };
     }
   }
 
@@ -153,21 +160,31 @@ export class PresenceExtension implements Extension {
     }
   }
 
-  /** Tells the board's sockets and the event bus that a participant left, and the session ended if it was the last. */
-  private async announceLeft(boardId: string, release: Extract<SeatRelease<BoardSeat>, { kind: 'freed' }>, now: Date): Promise<void> {
+  /**
+   * Tells the board's sockets and the event bus that a participant left, and the session ended
+   * if it was the last; `announced` says which of the two had been announced as begun.
+   */
+  private async announceLeft(
+    boardId: string,
+    release: Extract<SeatRelease<BoardSeat>, { kind: 'freed' }>,
+    now: Date,
+    announced = { participant: true, session: true },
+  ): Promise<void> {
     const { seat } = release;
     const scope = { board_id: boardId, organization_id: seat.organizationId };
-    const shown = release.seated + this.deps.registry.agentCount(boardId);
-    this.deps.messenger.broadcast(boardId, { type: 'participant:left', user_id: seat.view.user_id, participant_count: shown });
-    await this.deps.bus.publish('participant.left', {
-      ...scope,
-      user: seat.user,
-      participant_count: release.seated,
-      joined_at: seat.view.joined_at,
-      left_at: now.toISOString(),
-    });
+    if (announced.participant) {
+      const shown = release.seated + this.deps.registry.agentCount(boardId);
+      this.deps.messenger.broadcast(boardId, { type: 'participant:left', user_id: seat.view.user_id, participant_count: shown });
+      await this.deps.bus.publish('participant.left', {
+        ...scope,
+        user: seat.user,
+        participant_count: release.seated,
+        joined_at: seat.view.joined_at,
+        left_at: now.toISOString(),
+      });
+    }
     const ended = release.sessionEnded;
-    if (!ended) return;
+    if (!ended || !announced.session) return;
     await this.deps.bus.publish('session.ended', {
       ...scope,
       session_id: ended.id,
@@ -176,6 +193,11 @@ export class PresenceExtension implements Extension {
       session_duration_seconds: Math.round((now.getTime() - new Date(ended.startedAt).getTime()) / 1000),
     });
   }
+}
+
+/** Whether a seat the ledger answered is the one a claim asked for (the ledger keeps seats as given). */
+function sameView(seat: BoardSeat, asked: BoardSeat): boolean {
+  return seat.view.user_id === asked.view.user_id && seat.view.joined_at === asked.view.joined_at;
 }
 
 /** The presence key of a participant (see the class comment); namespaced, so kinds never collide. */

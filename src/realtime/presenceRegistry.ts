@@ -10,10 +10,17 @@ export interface Presence {
   view: ParticipantView;
   identity: ParticipantIdentity;
   role: BoardRole;
-  sockets: Set<string>;
+  /** Its connections here, by the id each holds the seat under (presenceExtension.ts). */
+  connections: Set<string>;
   location?: ParticipantLocation;
   /** When it last did something: joined, edited, changed its awareness state, reported a location. */
   lastActiveAt: Date;
+}
+
+/** One connection to a board document: its socket, and the id it holds its seat under. */
+export interface PresenceConnection {
+  socketId: string;
+  holderId: string;
 }
 
 /** A visible agent shown on a board: listed and counted, but it takes no seat and has no session. */
@@ -38,8 +45,11 @@ export interface BoardSession {
  */
 export class PresenceRegistry {
   private readonly sessions = new Map<string, BoardSession>();
-  /** Where each admitted socket belongs, so activity on any of its documents finds its participant at once. */
-  private readonly socketOwners = new Map<string, { boardId: string; key: string }>();
+  /**
+   * Where each admitted socket belongs, by connection (one socket may open the board document
+   * more than once), so activity on any of its documents finds its participant at once.
+   */
+  private readonly socketOwners = new Map<string, Map<string, { boardId: string; key: string }>>();
   /** By board, then agent id. */
   private readonly agents = new Map<string, Map<string, ShownAgent>>();
 
@@ -62,31 +72,39 @@ export class PresenceRegistry {
     return this.sessions.get(boardId);
   }
 
-  /** Records a socket of the participant `key`, which holds its seat in `session`; the first socket here shows it as `view`. */
+  /**
+   * Records a connection of the participant `key`, which holds its seat in `session`; the first
+   * connection here shows it as `view`.
+   */
   join(
     boardId: string,
-    input: { key: string; view: ParticipantView; identity: ParticipantIdentity; role: BoardRole; socketId: string },
+    input: { key: string; view: ParticipantView; identity: ParticipantIdentity; role: BoardRole },
+    connection: PresenceConnection,
     session: SeatSession,
     now: Date,
   ): void {
     let local = this.sessions.get(boardId);
     if (!local) this.sessions.set(boardId, (local = { id: session.id, startedAt: new Date(session.startedAt), participants: new Map() }));
-    this.socketOwners.set(input.socketId, { boardId, key: input.key });
+    let owned = this.socketOwners.get(connection.socketId);
+    if (!owned) this.socketOwners.set(connection.socketId, (owned = new Map<string, { boardId: string; key: string }>()));
+    owned.set(connection.holderId, { boardId, key: input.key });
     const existing = local.participants.get(input.key);
     if (existing) {
-      existing.sockets.add(input.socketId);
+      existing.connections.add(connection.holderId);
       existing.lastActiveAt = now;
       return;
     }
-    local.participants.set(input.key, { view: input.view, identity: input.identity, role: input.role, sockets: new Set([input.socketId]), lastActiveAt: now });
+    local.participants.set(input.key, { view: input.view, identity: input.identity, role: input.role, connections: new Set([connection.holderId]), lastActiveAt: now });
   }
 
-  /** Removes one socket of the participant `key`; its last socket here removes it, the last participant the board's session. */
-  leave(boardId: string, key: string, socketId: string): void {
-    this.socketOwners.delete(socketId);
+  /** Removes one connection of the participant `key`; its last one here removes it, the last participant the board's session. */
+  leave(boardId: string, key: string, connection: PresenceConnection): void {
+    const owned = this.socketOwners.get(connection.socketId);
+    owned?.delete(connection.holderId);
+    if (owned?.size === 0) this.socketOwners.delete(connection.socketId);
     const session = this.sessions.get(boardId);
     const presence = session?.participants.get(key);
-    if (!session || !presence || !presence.sockets.delete(socketId) || presence.sockets.size > 0) return;
+    if (!session || !presence || !presence.connections.delete(connection.holderId) || presence.connections.size > 0) return;
     session.participants.delete(key);
     if (session.participants.size === 0) this.sessions.delete(boardId);
   }
@@ -97,11 +115,12 @@ export class PresenceRegistry {
     if (presence) presence.location = location;
   }
 
-  /** Marks the participant of a socket active now (a socket not admitted to a board is no one's). */
+  /** Marks the participants of a socket active now (a socket not admitted to a board is no one's). */
   touch(socketId: string, now: Date): void {
-    const owner = this.socketOwners.get(socketId);
-    const presence = owner ? this.get(owner.boardId, owner.key) : undefined;
-    if (presence) presence.lastActiveAt = now;
+    for (const owner of this.socketOwners.get(socketId)?.values() ?? []) {
+      const presence = this.get(owner.boardId, owner.key);
+      if (presence) presence.lastActiveAt = now;
+    }
   }
 
   /** Agents shown on a board by agent id, in the order they appeared. */

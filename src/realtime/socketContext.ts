@@ -1,17 +1,18 @@
 import type { BoardGrant, DeclaredIdentity } from '../boards/boardAccess.js';
 import type { CloseEvent } from './closeEvents.js';
-import type { SeatClaim } from '../store/seatLedger.js';
+import type { SeatClaim, SeatSession } from '../store/seatLedger.js';
 import type { BoardSeat } from './boardSeat.js';
 
 /**
  * What a socket's seat claim came to: a seat; the close that refused it; or no answer from the
  * ledger (Redis dropped), when the seat may have been taken all the same, so the socket's
- * leaving lets go of it under `key`.
+ * leaving lets go of it under `key`. `asked` is what the claim would have started: the seat
+ * and the session, never announced.
  */
 export type SeatClaimOutcome =
   | Exclude<SeatClaim<BoardSeat>, { kind: 'full' }>
   | { kind: 'refused'; close: CloseEvent }
-  | { kind: 'unanswered'; close: CloseEvent; key: string };
+  | { kind: 'unanswered'; close: CloseEvent; key: string; asked: { seat: BoardSeat; session: SeatSession } };
 
 /**
  * What a socket carries into every Hocuspocus connection it opens (the connection's

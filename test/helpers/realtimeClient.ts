@@ -151,12 +151,34 @@ export function authReplyOf(data: Uint8Array): { address: string; authType: numb
   return { address, authType, granted: authType === AUTHENTICATED };
 }
 
+/** A raw socket with several sessions on one document (see `openSessions`). */
+export interface SessionSocket {
+  /** Sends a stateless JSON message on one session. */
+  sendStateless(session: string, message: unknown): void;
+  /**
+   * Closes one session, as a provider closing its document does, and resolves once the server
+   * answered that it closed it; the socket and its other sessions stay open.
+   */
+  closeSession(session: string): Promise<void>;
+  /** Closes the socket and waits for it. */
+  close(): Promise<void>;
+}
+
+/** A frame of `type` for the document at `address`, with a string payload if any. */
+function frameFor(address: string, type: number, payload?: string): Uint8Array {
+  const encoder = encoding.createEncoder();
+  encoding.writeVarString(encoder, address);
+  encoding.writeVarUint(encoder, type);
+  if (payload !== undefined) encoding.writeVarString(encoder, payload);
+  return encoding.toUint8Array(encoder);
+}
+
 /**
  * One raw socket that opens the document `name` once per session, at the address
  * `name\0<session>`, as a session-aware provider sharing its socket does; resolves once every
- * session is authenticated with `token`. `close` closes the socket and waits for it.
+ * session is authenticated with `token`.
  */
-export async function openSessions(url: string, name: string, token: string, sessions: string[]): Promise<{ close(): Promise<void> }> {
+export async function openSessions(url: string, name: string, token: string, sessions: string[]): Promise<SessionSocket> {
   const ws = new WebSocket(url);
   const pending = new Set(sessions.map((session) => `${name}\0${session}`));
   await new Promise<void>((resolve, reject) => {
@@ -174,6 +196,18 @@ export async function openSessions(url: string, name: string, token: string, ses
   });
   ws.removeAllListeners('close');
   return {
+    sendStateless: (session, message) => ws.send(frameFor(`${name}\0${session}`, MessageType.Stateless, JSON.stringify(message))),
+    closeSession: (session) =>
+      new Promise((resolve) => {
+        const address = `${name}\0${session}`;
+        ws.on('message', function onClosed(data: Buffer) {
+          const decoder = decoding.createDecoder(new Uint8Array(data));
+          if (decoding.readVarString(decoder) !== address || decoding.readVarUint(decoder) !== MessageType.Close) return;
+          ws.off('message', onClosed);
+          resolve();
+        });
+        ws.send(frameFor(address, MessageType.Close));
+      }),
     close: () =>
       new Promise((resolve) => {
         ws.once('close', () => resolve());

@@ -66,6 +66,8 @@ export interface TestServerOptions {
   database?: TestDatabase;
   /** Wraps the Yjs document store, to inject storage failures and delays. */
   decorateStore?: AppOptions['decorateStore'];
+  /** Wraps the seat ledger, to lose its answers. */
+  decorateSeats?: AppOptions['decorateSeats'];
   /**
    * `events` records every event published. By default the recorder counts as a listener that
    * wants every event (EventBus.isWanted), so every event is built; with `false` it wants none,
@@ -116,7 +118,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     CLUSTER_KEY_PREFIX: `wb:test:${randomBytes(6).toString('hex')}:`,
     ...options.env,
   });
-  const app = await startApp({ config, clock: options.clock, decorateStore: options.decorateStore });
+  const app = await startApp({ config, clock: options.clock, decorateStore: options.decorateStore, decorateSeats: options.decorateSeats });
   const events: BusEvent[] = [];
   app.bus.subscribe(
     (event) => {

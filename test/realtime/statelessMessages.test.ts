@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ISO_TIMESTAMP } from '../helpers/assertions.js';
 import { serverForSuite } from '../helpers/fixtures.js';
-import { connectBoardClient, type BoardClient } from '../helpers/realtimeClient.js';
+import { connectBoardClient, openSessions, type BoardClient } from '../helpers/realtimeClient.js';
 import { eventually } from '../helpers/testServer.js';
 
 /**
@@ -203,5 +203,24 @@ describe('participant:location', () => {
     });
     expect(byUser.classmate.location).toMatchObject({ frameId: null, viewportBounds: { x: 5, y: 5, width: 100, height: 100 } });
     expect(byUser.teacher).not.toHaveProperty('location');
+  });
+
+  it('goes on relaying the locations of a socket that opened the board twice once one of its sessions closed', async () => {
+    const room = await openRoom();
+    const guestLink = (await server.api('GET', `/boards/${room.boardId}`)).body.access_links.guest as string;
+    const token = new URL(guestLink).searchParams.get('token')!;
+    const socket = await openSessions(server.socketUrl(guestLink, { user_id: 'pupil' }), room.boardId, token, ['first', 'second']);
+    try {
+      await eventually(() => received(room.teacher, 'participant:joined').some((message) => message.participant.user_id === 'pupil'));
+      await socket.closeSession('first');
+      socket.sendStateless('second', { type: 'participant:location', ...location });
+      await eventually(() => received(room.teacher, 'participant:location').length === 1);
+      expect(received(room.teacher, 'participant:location')[0]).toMatchObject({ user_id: 'pupil', ...location });
+      const read = await server.api('GET', `/boards/${room.boardId}?includeParticipants=true`);
+      expect((read.body.participants as Array<Record<string, any>>).find((p) => p.user_id === 'pupil')?.location).toMatchObject(location);
+      expect(received(room.teacher, 'participant:left').filter((message) => message.user_id === 'pupil')).toEqual([]);
+    } finally {
+      await socket.close();
+    }
   });
 });
