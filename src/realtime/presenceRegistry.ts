@@ -23,6 +23,12 @@ export interface PresenceConnection {
   holderId: string;
 }
 
+/** The participant a connection belongs to: its board and participant key. */
+interface ParticipantOf {
+  boardId: string;
+  key: string;
+}
+
 /** A visible agent shown on a board: listed and counted, but it takes no seat and has no session. */
 export interface ShownAgent {
   view: ParticipantView;
@@ -49,7 +55,7 @@ export class PresenceRegistry {
    * Where each admitted socket belongs, by connection (one socket may open the board document
    * more than once), so activity on any of its documents finds its participant at once.
    */
-  private readonly socketOwners = new Map<string, Map<string, { boardId: string; key: string }>>();
+  private readonly socketOwners = new Map<string, Map<string, ParticipantOf>>();
   /** By board, then agent id. */
   private readonly agents = new Map<string, Map<string, ShownAgent>>();
 
@@ -86,7 +92,7 @@ export class PresenceRegistry {
     let local = this.sessions.get(boardId);
     if (!local) this.sessions.set(boardId, (local = { id: session.id, startedAt: new Date(session.startedAt), participants: new Map() }));
     let owned = this.socketOwners.get(connection.socketId);
-    if (!owned) this.socketOwners.set(connection.socketId, (owned = new Map<string, { boardId: string; key: string }>()));
+    if (!owned) this.socketOwners.set(connection.socketId, (owned = new Map<string, ParticipantOf>()));
     owned.set(connection.holderId, { boardId, key: input.key });
     const existing = local.participants.get(input.key);
     if (existing) {

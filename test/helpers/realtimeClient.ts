@@ -3,7 +3,7 @@ import * as decoding from 'lib0/decoding';
 import * as encoding from 'lib0/encoding';
 import WebSocket from 'ws';
 import * as Y from 'yjs';
-import { MessageType } from '../../src/realtime/wireFrames.js';
+import { encodeStatelessFrame, MessageType, peekFrame } from '../../src/realtime/wireFrames.js';
 import { eventually } from './testServer.js';
 
 /** A real @hocuspocus/provider client on one board document, as a browser would run it. */
@@ -164,12 +164,11 @@ export interface SessionSocket {
   close(): Promise<void>;
 }
 
-/** A frame of `type` for the document at `address`, with a string payload if any. */
-function frameFor(address: string, type: number, payload?: string): Uint8Array {
+/** The Close frame a provider sends when it closes its document at `address`. */
+function encodeCloseFrame(address: string): Uint8Array {
   const encoder = encoding.createEncoder();
   encoding.writeVarString(encoder, address);
-  encoding.writeVarUint(encoder, type);
-  if (payload !== undefined) encoding.writeVarString(encoder, payload);
+  encoding.writeVarUint(encoder, MessageType.Close);
   return encoding.toUint8Array(encoder);
 }
 
@@ -196,17 +195,17 @@ export async function openSessions(url: string, name: string, token: string, ses
   });
   ws.removeAllListeners('close');
   return {
-    sendStateless: (session, message) => ws.send(frameFor(`${name}\0${session}`, MessageType.Stateless, JSON.stringify(message))),
+    sendStateless: (session, message) => ws.send(encodeStatelessFrame(`${name}\0${session}`, message)),
     closeSession: (session) =>
       new Promise((resolve) => {
         const address = `${name}\0${session}`;
         ws.on('message', function onClosed(data: Buffer) {
-          const decoder = decoding.createDecoder(new Uint8Array(data));
-          if (decoding.readVarString(decoder) !== address || decoding.readVarUint(decoder) !== MessageType.Close) return;
+          const frame = peekFrame(new Uint8Array(data));
+          if (frame?.address !== address || frame.type !== MessageType.Close) return;
           ws.off('message', onClosed);
           resolve();
         });
-        ws.send(frameFor(address, MessageType.Close));
+        ws.send(encodeCloseFrame(address));
       }),
     close: () =>
       new Promise((resolve) => {
