@@ -5,6 +5,8 @@ export interface RoundRobinProxy {
   url: string;
   /** The upstream index each accepted connection went to, in order. */
   readonly routed: number[];
+  /** Drops every open connection at once, as a network that goes away does (new ones are still let through). */
+  dropConnections(): void;
   close(): Promise<void>;
 }
 
@@ -50,6 +52,9 @@ export async function startRoundRobinProxy(upstreams: Array<{ host: string; port
   return {
     url: `http://127.0.0.1:${port}`,
     routed,
+    dropConnections() {
+      for (const socket of sockets) socket.destroy();
+    },
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const socket of sockets) socket.destroy();

@@ -1,4 +1,4 @@
-import type { HocuspocusProviderWebsocket } from '@hocuspocus/provider';
+import { WebSocketStatus, type HocuspocusProviderWebsocket } from '@hocuspocus/provider';
 import { adviceFor, closeReasonOf, type ConnectionState } from '../session/closeReasons.js';
 
 /**
@@ -20,13 +20,7 @@ export class Connection {
     });
     socket.on('close', ({ event }: { event: { code: number; reason: string } }) => this.closed(event.code, event.reason));
     window.addEventListener('offline', () => this.current.kind !== 'closed' && this.set({ kind: 'offline' }));
-    // Back online: try at once rather than after the backoff (up to 30 s), with up to a second of
-    // jitter so a classroom whose Wi-Fi returns does not reconnect in one burst.
-    window.addEventListener('online', () => {
-      if (this.current.kind === 'closed') return;
-      this.set({ kind: 'connecting' });
-      setTimeout(() => void this.socket.connect(), Math.random() * 1000);
-    });
+    window.addEventListener('online', () => this.backOnline());
   }
 
   state(): ConnectionState {
@@ -41,6 +35,20 @@ export class Connection {
 
   onClosedForGood(listener: (state: ConnectionState) => void): void {
     this.closedForGood = listener;
+  }
+
+  /**
+   * A cut short enough leaves the socket open: it carries the board as it did, and no status
+   * event will say so (asked to connect, an open socket does nothing). If it died unnoticed,
+   * the socket's own check of silence closes it and the retries follow. A closed socket is
+   * retried at once rather than after its backoff (up to 30 s), with up to a second of jitter
+   * so a classroom whose Wi-Fi returns does not reconnect in one burst.
+   */
+  private backOnline(): void {
+    if (this.current.kind === 'closed') return;
+    if (this.socket.status === WebSocketStatus.Connected) return this.set({ kind: 'connected' });
+    this.set({ kind: 'connecting' });
+    setTimeout(() => void this.socket.connect(), Math.random() * 1000);
   }
 
   private closed(code: number, reason: string): void {

@@ -11,8 +11,10 @@ const MAX_ZOOM = 4;
 
 /**
  * What part of the board the screen shows: the board point at the screen's top-left and the
- * zoom. A hard-locked frame bounds it: the view's centre stays in the frame and the view is
- * never zoomed out past showing the whole frame.
+ * zoom. A hard-locked frame bounds it, whatever moved it (wheel, drag, pinch, keys, a resize, a
+ * fit): on an axis where the frame is larger than the view the view stays inside the frame, on
+ * an axis where it is smaller the frame stays centred, and the view is never zoomed out past
+ * the zoom at which the whole frame fits.
  */
 export class Camera {
   x = 0;
@@ -28,8 +30,10 @@ export class Camera {
   }
 
   resize(width: number, height: number): void {
+    // A student shown the whole locked frame still sees all of it after turning the phone.
+    const wholeFrame = this.lock !== null && this.zoom <= this.zoomLimits().min * (1 + 1e-9);
     this.screen = { width: Math.max(1, width), height: Math.max(1, height) };
-    this.apply(this.x, this.y, this.zoom);
+    this.apply(this.x, this.y, wholeFrame ? this.zoomLimits().min : this.zoom);
   }
 
   /** The board area on screen. */
@@ -54,12 +58,14 @@ export class Camera {
   zoomAt(factor: number, screenX: number, screenY: number): void {
     this.stopAnimation();
     const anchor = this.toBoard(screenX, screenY);
-    const zoom = clamp(this.zoom * factor, this.minZoom(), MAX_ZOOM);
+    const { min, max } = this.zoomLimits();
+    const zoom = clamp(this.zoom * factor, min, max);
     this.apply(anchor.x - screenX / zoom, anchor.y - screenY / zoom, zoom);
   }
 
-  /** Shows a rectangle whole, centred; smoothly when asked. */
+  /** Shows a rectangle whole, centred; smoothly when asked (at once also ends a glide under way). */
   fit(rect: Rect, smooth: boolean): void {
+    this.stopAnimation();
     const margin = 0.92;
     const zoom = clamp(Math.min((this.screen.width / rect.width) * margin, (this.screen.height / rect.height) * margin), MIN_ZOOM, MAX_ZOOM);
     const x = rect.x + rect.width / 2 - this.screen.width / zoom / 2;
@@ -78,27 +84,30 @@ export class Camera {
     return this.lock !== null;
   }
 
-  private minZoom(): number {
-    if (!this.lock) return MIN_ZOOM;
-    return Math.min(this.screen.width / this.lock.width, this.screen.height / this.lock.height) * 0.92;
+  /** Under a hard lock the least zoom shows the whole frame, even where that is past MAX_ZOOM. */
+  private zoomLimits(): { min: number; max: number } {
+    if (!this.lock) return { min: MIN_ZOOM, max: MAX_ZOOM };
+    const whole = Math.min(this.screen.width / this.lock.width, this.screen.height / this.lock.height);
+    return { min: whole, max: Math.max(MAX_ZOOM, whole) };
   }
 
   private apply(x: number, y: number, zoom: number): void {
-    let next = { x, y };
-    if (this.lock) next = this.constrain(x, y, zoom, this.lock);
+    const next = this.lock ? this.hold(x, y, zoom, this.lock) : { x, y, zoom };
     this.x = next.x;
     this.y = next.y;
-    this.zoom = zoom;
+    this.zoom = next.zoom;
     for (const listener of this.listeners) listener();
   }
 
-  /** Moves the view so its centre lies in the locked frame. */
-  private constrain(x: number, y: number, zoom: number, lock: Rect): { x: number; y: number } {
-    const halfWidth = this.screen.width / zoom / 2;
-    const halfHeight = this.screen.height / zoom / 2;
-    const centreX = clamp(x + halfWidth, lock.x, lock.x + lock.width);
-    const centreY = clamp(y + halfHeight, lock.y, lock.y + lock.height);
-    return { x: centreX - halfWidth, y: centreY - halfHeight };
+  /** The nearest view the locked frame allows, each axis on its own. */
+  private hold(x: number, y: number, zoom: number, lock: Rect): { x: number; y: number; zoom: number } {
+    const { min, max } = this.zoomLimits();
+    const held = clamp(zoom, min, max);
+    return {
+      x: holdAxis(x, this.screen.width / held, lock.x, lock.width),
+      y: holdAxis(y, this.screen.height / held, lock.y, lock.height),
+      zoom: held,
+    };
   }
 
   private animate(x: number, y: number, zoom: number): void {
@@ -118,6 +127,12 @@ export class Camera {
     if (this.animation !== null) cancelAnimationFrame(this.animation);
     this.animation = null;
   }
+}
+
+/** Where a view of `span` may start on one axis: inside a larger frame, centred on a smaller one. */
+function holdAxis(start: number, span: number, frameStart: number, frameSpan: number): number {
+  if (span >= frameSpan) return frameStart + (frameSpan - span) / 2;
+  return clamp(start, frameStart, frameStart + frameSpan - span);
 }
 
 export function clamp(value: number, min: number, max: number): number {
