@@ -107,8 +107,8 @@ export interface Agent {
  */
 export interface AgentMemory {
   hintsGiven?: Record<string, number>;
-  /** How many objects the agent has put beside each object: the next goes below them. */
-  placedBeside?: Record<string, number>;
+  /** How far below the top of each object the agent's next object beside it goes (px): below the ones before. */
+  besideOffsets?: Record<string, number>;
   recent?: Array<{ at: string; event: string; action: string; summary: string }>;
 }
 

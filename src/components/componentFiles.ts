@@ -33,6 +33,8 @@ interface FileRef {
 }
 
 interface KnownComponent {
+  /** False: the registry had no component of this name when asked (boards may name one before it is published). */
+  published: boolean;
   versions: KnownVersion[];
   /** `latest` resolved once per read, not per request. */
   latest: string | null;
@@ -90,7 +92,18 @@ export class ComponentFiles {
     return this.component(name);
   }
 
-  private component(name: string): Promise<KnownComponent> {
+  /**
+   * A component as known, 404 when it is not published. Its absence is trusted for as long as
+   * its versions would be: every edit of an object naming a component not yet published asks,
+   * and a publish here forgets it at once.
+   */
+  private async component(name: string): Promise<KnownComponent> {
+    const component = await this.known(name);
+    if (!component.published) throw errors.notFound(`Component ${name}`);
+    return component;
+  }
+
+  private known(name: string): Promise<KnownComponent> {
     const known = this.components.get(name);
     if (known && Date.now() - known.readAt < VERSIONS_TTL_MS) return Promise.resolve(known);
     let pending = this.loading.get(name);
@@ -106,10 +119,10 @@ export class ComponentFiles {
       where: { name },
       include: { versions: { select: { id: true, version: true, entry: true, deprecated: true, deprecationMessage: true, deletedAt: true } } },
     });
-    if (!row) throw errors.notFound(`Component ${name}`);
+    const versions = row?.versions ?? [];
     // Files of versions still alive stay known; a deleted version's are dropped with it.
-    const files = new Map([...(previous?.files ?? [])].filter(([id]) => row.versions.some((version) => version.id === id && !version.deletedAt)));
-    const fresh = { versions: row.versions, latest: latestOf(row.versions), files, readAt: Date.now() };
+    const files = new Map([...(previous?.files ?? [])].filter(([id]) => versions.some((version) => version.id === id && !version.deletedAt)));
+    const fresh = { published: row !== null, versions, latest: latestOf(versions), files, readAt: Date.now() };
     this.components.set(name, fresh);
     if (this.components.size > 1_000) this.components.delete(this.components.keys().next().value!);
     return fresh;

@@ -4,7 +4,8 @@ import { webhookUrlProblem } from '../webhooks/egress.js';
 import type { ComponentManifests, ResolvedComponent } from './componentManifests.js';
 import type { Manifest } from './manifest.js';
 import { grants } from './manifestRules.js';
-import { COMPONENT_NAME } from './registryPaths.js';
+import { isSemver } from './manifestSchema.js';
+import { COMPONENT_NAME, type RegistryReference } from './registryPaths.js';
 
 /** The built-in object type that runs a component of the registry (SPEC "Board object"). */
 export const EXTERNAL_COMPONENT = 'external-component';
@@ -22,6 +23,8 @@ const TYPE_BYTES = Buffer.from(EXTERNAL_COMPONENT, 'utf8');
 const REFERENCE_MARKER_BYTES = Buffer.from('components/files/', 'utf8');
 /** How far a size may stray from the manifest's aspect ratio (rounding to whole pixels). */
 const ASPECT_TOLERANCE = 0.02;
+/** Longest `data.componentUrl`: browsers and CDNs handle URLs up to about this; longer is no address anyone serves. */
+const MAX_COMPONENT_URL = 2_048;
 
 interface ComponentFields {
   type?: unknown;
@@ -32,11 +35,11 @@ interface ComponentFields {
 
 /**
  * The rules of `external-component` objects, for every writer: `data.componentUrl` names a
- * published version of this registry (not a deleted one, unless the object already ran it) or
- * a component hosted elsewhere that the egress rules of webhooks let through,
+ * version of this registry (not a deleted one, unless the object already ran it) or a component
+ * hosted elsewhere that the egress rules of webhooks let through. When the version is published,
  * `data.props` matches the manifest's `props` (defaults filled in over REST), the size lies
  * within the manifest's `dimensions`, and only a role the manifest lets write props changes
- * them (or the component the object runs).
+ * them (or the component the object runs); a version not published has no manifest to check.
  */
 export class ComponentObjectRules {
   constructor(
@@ -107,16 +110,27 @@ function problemsOf(object: unknown, previous: unknown, context: CheckContext): 
   const data = fields.data;
   if (typeof data !== 'object' || data === null || Array.isArray(data)) return [{ field: field('data'), message: 'must be an object with componentUrl and props' }];
   const url = data.componentUrl;
-  if (typeof url !== 'string') return [{ field: field('data.componentUrl'), message: 'is required: the URL of a published component version' }];
+  if (typeof url !== 'string') return [{ field: field('data.componentUrl'), message: "is required: the URL of a component version's file" }];
+  if (url.length > MAX_COMPONENT_URL) return [{ field: field('data.componentUrl'), message: `is longer than ${MAX_COMPONENT_URL} characters` }];
   const reference = context.manifests.referenceOf(url);
   if (!reference) return foreignProblems(url, data.props, context, field);
   const component = context.resolved.get(`${reference.name}@${reference.version}`);
   if (component === undefined) return [{ field: field('data.componentUrl'), message: 'could not be checked' }];
-  if (component === null) return [{ field: field('data.componentUrl'), message: `names ${reference.name}@${reference.version}, which is not published` }];
+  if (component === null) return unpublishedProblems(reference, data.props, field);
   const before = isComponentObject(previous) ? fieldsOf(previous) : null;
   const sameComponent = before?.data?.componentUrl === url;
   // An object already running a version its author deleted stays where it is, shown as an error.
   if (component.deleted) return sameComponent ? [] : [{ field: field('data.componentUrl'), message: `names ${component.name}@${component.version}, which was deleted` }];
+  // What a write leaves as it was is not checked again: an object placed before its version was
+  // published may hold props or a size its manifest refuses, and must still move (decisions.md).
+  const propsKept = sameComponent && sameJson(before?.data?.props, data.props);
+  const sizeKept = before !== null && before.width !== undefined && before.width === fields.width && before.height === fields.height;
+  const problems = propsKept ? [] : propsProblems(data, before, sameComponent, component, context, field);
+  return sizeKept ? problems : [...problems, ...sizeProblems(fields, object, component.manifest, context, field)];
+}
+
+/** Props against the manifest (defaults filled in over REST), and whether the writer's role may change them. */
+function propsProblems(data: NonNullable<ComponentFields['data']>, before: ComponentFields | null, sameComponent: boolean, component: ResolvedComponent, context: CheckContext, field: (name: string) => string): FieldError[] {
   if (data.props === undefined && context.fill) data.props = {};
   const props = data.props === undefined ? {} : data.props;
   const problems = component.propsProblems(props, field('data.props'));
@@ -124,9 +138,22 @@ function problemsOf(object: unknown, previous: unknown, context: CheckContext): 
     const previousProps = structuredClone(before.data?.props ?? {});
     component.propsProblems(previousProps, '');
     if (!sameComponent) problems.push({ field: field('data.componentUrl'), message: `may be changed only by a role the component lets write props (${context.role} may not)` });
-    else if (JSON.stringify(previousProps) !== JSON.stringify(props)) problems.push({ field: field('data.props'), message: `may be changed only by a role the component lets write them (${context.role} may not)` });
+    else if (!sameJson(previousProps, props)) problems.push({ field: field('data.props'), message: `may be changed only by a role the component lets write them (${context.role} may not)` });
   }
-  return [...problems, ...sizeProblems(fields, object, component.manifest, context, field)];
+  return problems;
+}
+
+/**
+ * A version of this registry that is not published (yet, or ever): the object is kept as it is
+ * written, and the page shows it as unavailable. Its version must be one a publish could give
+ * (a semantic version, or `latest`): from the moment it is published, writes are checked
+ * against its manifest.
+ */
+function unpublishedProblems(reference: RegistryReference, props: unknown, field: (name: string) => string): FieldError[] {
+  if (reference.version !== 'latest' && !isSemver(reference.version)) {
+    return [{ field: field('data.componentUrl'), message: `names ${reference.name}@${reference.version}: the version must be a semantic version (MAJOR.MINOR.PATCH) or latest` }];
+  }
+  return propsObjectProblems(props, field);
 }
 
 /**
@@ -137,6 +164,10 @@ function problemsOf(object: unknown, previous: unknown, context: CheckContext): 
 function foreignProblems(url: string, props: unknown, context: CheckContext, field: (name: string) => string): FieldError[] {
   const problem = webhookUrlProblem(url, context.allowPrivate);
   if (problem) return [{ field: field('data.componentUrl'), message: `${problem} (a component of this registry: …/components/files/<name>@<version>/<file>)` }];
+  return propsObjectProblems(props, field);
+}
+
+function propsObjectProblems(props: unknown, field: (name: string) => string): FieldError[] {
   if (props !== undefined && (typeof props !== 'object' || props === null || Array.isArray(props))) return [{ field: field('data.props'), message: 'must be object' }];
   return [];
 }
@@ -185,6 +216,11 @@ function isComponentObject(object: unknown): boolean {
 function fieldsOf(object: unknown): ComponentFields {
   if (object instanceof Y.Map) return object.toJSON();
   return typeof object === 'object' && object !== null ? object : {};
+}
+
+/** Whether two JSON values are the same (props as a document or a request holds them). */
+function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
 }
 
 function splitKey(key: string): { name: string; version: string } {

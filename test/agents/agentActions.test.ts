@@ -70,10 +70,10 @@ describe('board actions', () => {
     const subject = await go(board);
     const entry = await succeeded(board, agent);
     const [created] = await byAgent(board, agent);
-    expect(created).toMatchObject({ type: 'sticky_note', data: { text: 'well done' }, position: { x: 320, y: 120 }, created_by: `agent:${agent.id}` });
+    expect(created).toMatchObject({ type: 'sticky', data: { text: 'well done' }, position: { x: 320, y: 120 }, created_by: `agent:${agent.id}` });
     expect(entry).toMatchObject({ actionType: 'create_object', result: { objectId: created!.id, zoneId: null }, tokensUsed: 0, triggerEventData: { object_id: subject.id } });
     const event = server.events.find((candidate) => candidate.name === 'object.created' && candidate.payload.object_id === created!.id);
-    expect(event?.payload).toMatchObject({ object_type: 'sticky_note', created_by: `agent:${agent.id}` });
+    expect(event?.payload).toMatchObject({ object_type: 'sticky', created_by: `agent:${agent.id}` });
   });
 
   it('fills {{…}} templates in params from the event at run time', async () => {
@@ -273,8 +273,8 @@ describe('content actions on the rule engine', () => {
     expect(log.every((entry) => entry.tokensUsed > 0)).toBe(true);
     const hints = (await byAgent(board, agent)).sort((a, b) => a.data.level - b.data.level);
     expect(hints).toMatchObject([
-      { type: 'sticky_note', data: { hintFor: answer.id, level: 1 }, position: { x: 320, y: 120 } },
-      { type: 'sticky_note', data: { hintFor: answer.id, level: 2 }, position: { x: 320 } },
+      { type: 'sticky', data: { hintFor: answer.id, level: 1 }, position: { x: 320, y: 120 } },
+      { type: 'sticky', data: { hintFor: answer.id, level: 2 }, position: { x: 320 } },
     ]);
     expect(hints[1]!.position.y).toBeGreaterThanOrEqual(120);
     for (const hint of hints) expect(hint.data.text).not.toContain('photosynthesis');
@@ -289,7 +289,7 @@ describe('content actions on the rule engine', () => {
     expect(entry.tokensUsed).toBeGreaterThan(0);
     expect(entry.result.points).toHaveLength(2);
     const [summary] = await byAgent(board, agent);
-    expect(summary).toMatchObject({ type: 'sticky_note', position: { x: 320, y: 120 } });
+    expect(summary).toMatchObject({ type: 'sticky', position: { x: 320, y: 120 } });
     expect(summary!.data.text).toContain('photosynthesis');
     expect(entry.result.createdObjectIds).toEqual([summary!.id]);
   });

@@ -58,7 +58,7 @@ async function logOf(board: CreatedBoard, agent: { id: string }, api: Api = asSu
 
 async function hintsOn(board: CreatedBoard): Promise<Array<Record<string, any>>> {
   const shown = await expectOk(server, 'GET', `/boards/${board.board_uuid}`);
-  return (shown.state.objects as Array<Record<string, any>>).filter((object) => object.type === 'sticky_note');
+  return (shown.state.objects as Array<Record<string, any>>).filter((object) => object.type === 'sticky');
 }
 
 /** What llmEngine.estimateTokens answers for the prompt of `call`: its characters / 4, rounded up, plus max_tokens. */
@@ -132,7 +132,7 @@ describe('a failing LLM', () => {
     await eventually(() => llm.calls.length >= 1);
     expect((await expectOk(server, 'GET', `/boards/${board.board_uuid}/agents/${agent.id}`)).isThinking).toBe(true);
 
-    const note = await server.api('POST', `/boards/${board.board_uuid}/objects`, { type: 'sticky_note', data: { text: 'still here' }, position: { x: 600, y: 0 } });
+    const note = await server.api('POST', `/boards/${board.board_uuid}/objects`, { type: 'sticky', data: { text: 'still here' }, position: { x: 600, y: 0 } });
     expect(note.status).toBe(201);
     const host = suite.connect(tokenOf(board.access_links.host), board.board_uuid);
     await host.synced();

@@ -61,7 +61,7 @@ it('evaluates a student answer, hints beside it, notifies the teacher, and logs 
   const written = textsIn(studentClient).filter((object) => object.created_by === `agent:${tutor.id}`);
   const feedback = written.find((object) => object.type === 'feedback')!;
   expect(feedback.data).toMatchObject({ answerId: 'ada-answer', correct: false, score: 0 });
-  const hint = written.find((object) => object.type === 'sticky_note')!;
+  const hint = written.find((object) => object.type === 'sticky')!;
   expect(hint.data).toMatchObject({ hintFor: 'ada-answer', level: 1 });
   expect(String(hint.data.text)).not.toContain('3/4');
 

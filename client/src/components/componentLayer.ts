@@ -5,7 +5,7 @@ import './components.css';
 import { frameHost, type BridgeDependencies } from './bridgeHost.js';
 import { ComponentFrame, type FrameCounters } from './componentFrame.js';
 import { changedKeys, observeStorage, storageOf } from './componentStorage.js';
-import { createBox, frameSource, placeBox, showNote, type FrameSource, type ViewState } from './componentView.js';
+import { createBox, frameSource, placeBox, showNote, showUnavailable, type FrameSource, type ViewState } from './componentView.js';
 import { propsWithDefaults, type ClientManifest, type ComponentManifests } from './manifests.js';
 import type { PropsPanel } from './propsPanel.js';
 import { isPlainObject, type JsonObject, type JsonValue } from './protocol.js';
@@ -141,7 +141,7 @@ export class ComponentLayer {
     this.views.set(id, view);
     if (!source) {
       view.state = 'foreign';
-      return showNote(box, 'foreign', `${url || '(no componentUrl)'} is not served by this whiteboard's components origin, so it is not run.`);
+      return showUnavailable(box, 'foreign', url || '(no componentUrl)');
     }
     const { reference } = source;
     showNote(box, 'asking', reference);
@@ -150,7 +150,7 @@ export class ComponentLayer {
       if (this.views.get(id) !== view) return;
       if (answer.kind !== 'ready') {
         view.state = answer.kind;
-        return showNote(box, answer.kind, answer.kind === 'deleted' ? `${reference} was deleted by its author and can no longer run.` : `${reference} is not in this service's registry.`);
+        return showUnavailable(box, answer.kind, reference);
       }
       view.manifest = answer.manifest;
       view.state = 'waiting';

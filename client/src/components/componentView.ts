@@ -70,23 +70,41 @@ export function placeBox(box: HTMLDivElement, object: Pick<BoardObject, 'positio
 }
 
 /** Words shown in a box without a frame: a heading and a line of detail (text only, never markup). */
-export function showNote(box: HTMLDivElement, state: Exclude<ViewState, 'loaded'>, detail: string): void {
+export function showNote(box: HTMLDivElement, state: 'asking' | 'waiting', detail: string): void {
   box.dataset.state = state;
   const note = document.createElement('div');
   note.className = 'component-note';
-  note.setAttribute('role', state === 'deleted' || state === 'unpublished' || state === 'foreign' ? 'alert' : 'status');
-  const heading = document.createElement('strong');
-  heading.textContent = HEADINGS[state];
-  const line = document.createElement('span');
-  line.textContent = detail;
-  note.append(heading, line);
+  note.setAttribute('role', 'status');
+  note.append(textElement('strong', state === 'asking' ? 'Loading component…' : 'Component'), textElement('span', detail));
   box.replaceChildren(note);
 }
 
-const HEADINGS: Record<Exclude<ViewState, 'loaded'>, string> = {
-  foreign: 'Not a component of this service',
-  asking: 'Loading component…',
-  deleted: 'This component version was deleted',
-  unpublished: 'This component is not published',
-  waiting: 'Component',
+/** Why a component cannot run in its box; each reason is also the box's `data-state`. */
+export type Unavailable = Extract<ViewState, 'foreign' | 'deleted' | 'unpublished'>;
+
+const REASONS: Record<Unavailable, string> = {
+  deleted: 'This component version was deleted by its author, so it can no longer run.',
+  unpublished: "This version is not published in this service's registry.",
+  foreign: "It is not served by this whiteboard's components origin, so the page does not run it.",
 };
+
+/**
+ * The card shown in place of a component that cannot run: what it is (`name@version`, or the
+ * URL of one from elsewhere) and why, instead of an empty or broken frame.
+ */
+export function showUnavailable(box: HTMLDivElement, reason: Unavailable, reference: string): void {
+  box.dataset.state = reason;
+  const card = document.createElement('div');
+  card.className = 'component-note component-unavailable';
+  card.setAttribute('role', 'alert');
+  const name = textElement('code', reference.length > 200 ? `${reference.slice(0, 200)}…` : reference);
+  name.className = 'component-reference';
+  card.append(textElement('strong', 'Component unavailable'), name, textElement('span', REASONS[reason]));
+  box.replaceChildren(card);
+}
+
+function textElement(tag: 'strong' | 'span' | 'code', text: string): HTMLElement {
+  const node = document.createElement(tag);
+  node.textContent = text;
+  return node;
+}

@@ -18,6 +18,12 @@ export interface BoardObject {
 /** Sizes of objects written without one (REST may omit width and height). */
 export const DEFAULT_SIZE: Record<string, { width: number; height: number }> = {
   sticky: { width: 200, height: 160 },
+  // Drawn as sticky notes too (view/scene.ts).
+  sticky_note: { width: 200, height: 160 },
+  feedback: { width: 200, height: 160 },
+  // The manifest's default `dimensions` (SPEC): what a component placed without a size, or one
+  // not published here, takes.
+  'external-component': { width: 300, height: 200 },
   shape: { width: 180, height: 120 },
   text: { width: 240, height: 48 },
 };
@@ -30,7 +36,8 @@ export function readObject(id: string, value: unknown, document: string): BoardO
   const type = typeof map.get('type') === 'string' ? (map.get('type') as string) : 'unknown';
   const data = plainObject(map.get('data'));
   const position = plainObject(map.get('position'));
-  const size = DEFAULT_SIZE[type] ?? FALLBACK_SIZE;
+  // Own keys only: a type named `constructor` must not find Object's.
+  const size = Object.hasOwn(DEFAULT_SIZE, type) ? DEFAULT_SIZE[type]! : FALLBACK_SIZE;
   return {
     id,
     type,

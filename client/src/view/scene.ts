@@ -6,8 +6,21 @@ import type { Camera } from './camera.js';
 const SVG = 'http://www.w3.org/2000/svg';
 const XHTML = 'http://www.w3.org/1999/xhtml';
 
-/** The object types the page draws itself; any other renders as a labelled box. */
-const KNOWN_TYPES = new Set(['sticky', 'shape', 'text', 'ink']);
+/** How the page draws an object type it knows; any other renders as a labelled box. */
+type Drawing = 'sticky' | 'shape' | 'text' | 'ink';
+const DRAWINGS: ReadonlyMap<string, Drawing> = new Map([
+  ['sticky', 'sticky'],
+  // Notes the page does not write itself: an agent's feedback on an answer, and the name
+  // integrations commonly give a sticky note.
+  ['feedback', 'sticky'],
+  ['sticky_note', 'sticky'],
+  ['shape', 'shape'],
+  ['text', 'text'],
+  ['ink', 'ink'],
+]);
+
+/** A feedback note's colour says its verdict at a glance: correct, not yet, or not graded. */
+const VERDICT_COLORS = { correct: '#bbf7d0', wrong: '#fed7aa', ungraded: '#e0e7ff' };
 
 /**
  * The board as SVG: frames under objects, each object one `<g>` keyed by id, so a change
@@ -109,17 +122,18 @@ export class Scene {
 }
 
 function renderObject(object: BoardObject): SVGGElement {
-  const known = KNOWN_TYPES.has(object.type);
+  const drawing = DRAWINGS.get(object.type) ?? null;
   // A component's box: its frame (client/src/components) is drawn over it, not its data as words.
   const component = object.type === 'external-component';
-  const classes = `object ${known ? object.type : component ? 'unknown component' : 'unknown'}${object.locked ? ' locked' : ''}`;
+  const variant = object.type === 'feedback' ? ' feedback' : '';
+  const classes = `object ${drawing ?? (component ? 'unknown component' : 'unknown')}${variant}${object.locked ? ' locked' : ''}`;
   const group = element('g', { class: classes, 'data-object-id': object.id, 'data-type': object.type, tabindex: 0, role: 'button' });
   // Reachable with Tab and named for screen readers: what it is and what it says.
   group.setAttribute('aria-label', `${object.type}${textOf(object) ? `: ${textOf(object)!.slice(0, 200)}` : ''}`);
   group.setAttribute('transform', `translate(${object.position.x} ${object.position.y})`);
   const { width, height } = object;
-  const color = typeof object.data.color === 'string' ? object.data.color : null;
-  switch (known ? object.type : 'unknown') {
+  const color = colorOf(object);
+  switch (drawing ?? 'unknown') {
     case 'sticky':
       group.append(withFill(element('rect', { class: 'body', width, height, rx: 4 }), color));
       break;
@@ -136,11 +150,20 @@ function renderObject(object: BoardObject): SVGGElement {
       group.append(element('rect', { class: 'body', width, height, rx: 4 }));
       group.append(label(`${object.type}`, 'type-label'));
   }
+  const known = drawing !== null;
   const text = textOf(object) ?? (known || component ? null : firstText(object.data));
-  if (text !== null || object.type === 'sticky' || object.type === 'text') group.append(textBox(text ?? '', width, height, known ? 0 : 22));
+  if (text !== null || drawing === 'sticky' || drawing === 'text') group.append(textBox(text ?? '', width, height, known ? 0 : 22));
   group.append(element('rect', { class: 'resize-handle', x: width - 6, y: height - 6, width: 12, height: 12 }));
   if (object.locked) group.append(lockBadge(width));
   return group;
+}
+
+/** The colour its data names; feedback without one takes its verdict's. */
+function colorOf(object: BoardObject): string | null {
+  if (typeof object.data.color === 'string') return object.data.color;
+  if (object.type !== 'feedback') return null;
+  const verdict = object.data.correct;
+  return verdict === true ? VERDICT_COLORS.correct : verdict === false ? VERDICT_COLORS.wrong : VERDICT_COLORS.ungraded;
 }
 
 /** A shape is round when its data says so (`shape`, or `kind` as some integrations write it). */

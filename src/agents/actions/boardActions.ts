@@ -1,6 +1,7 @@
 import type { BoardObject } from '../../boards/boardObjects.js';
-import { MAX_COORDINATE } from '../../boards/schemas.js';
+import { MAX_COORDINATE, type ObjectInput } from '../../boards/schemas.js';
 import { contains } from '../../frames/zonePermissions.js';
+import { fitToText, NOTE_TYPE } from '../content/noteLayout.js';
 import { ActionRefusal, subjectIdOf, subjectIdsOf, type ActionContext, type ActionDefinition } from './action.js';
 
 /** Where an agent puts a new object when the params do not say: beside the event's object. */
@@ -22,7 +23,7 @@ const writes = { readOnly: false, destructive: false, idempotent: false, usesAi:
 
 export const createObject: ActionDefinition = {
   type: 'create_object',
-  description: 'Creates an object (default a sticky note) at `position`, or beside the object the event is about.',
+  description: 'Creates an object (default a sticky note) at `position`, or beside the object the event is about; a note is sized to show its whole `data.text`.',
   paramsSchema: {
     type: 'object',
     additionalProperties: false,
@@ -30,10 +31,11 @@ export const createObject: ActionDefinition = {
   },
   hints: writes,
   async sanitize(params, context) {
-    return { type: 'sticky_note', data: {}, ...params, position: params.position ?? (await besideSubject(context)) };
+    const object = { type: NOTE_TYPE, data: {}, ...params } as Omit<ObjectInput, 'position'>;
+    return { ...object, position: params.position ?? (await besideSubject(context, fitToText(object).height)) };
   },
   async apply(params, context) {
-    const created = await context.objects.add(context.caller, context.agent.boardId, params as never, context.cause);
+    const created = await context.objects.add(context.caller, context.agent.boardId, fitToText(params as unknown as ObjectInput), context.cause);
     return { result: { objectId: created.id, zoneId: created.zone_id ?? null }, reasoning: `Created a ${created.type}` };
   },
 };
@@ -136,24 +138,26 @@ export async function objectsInScope(context: ActionContext): Promise<BoardObjec
 
 /**
  * Where a new object goes when the params do not say: to the right of the event's object,
- * kept inside the frame that holds it (so a hint stays in the student's zone); else the
- * top-left of the agent's first frame; else the origin.
+ * below what the agent already put beside it (`height`, the new object's, moves the next one
+ * further down), kept inside the frame that holds it (so a hint stays in the student's zone);
+ * else the top-left of the agent's first frame; else the origin.
  */
-export async function besideSubject(context: ActionContext): Promise<{ x: number; y: number }> {
+export async function besideSubject(context: ActionContext, height = DEFAULT_SIZE): Promise<{ x: number; y: number }> {
   const frames = await context.frames.framesOfBoard(context.agent.boardId);
   const subject = context.event?.object;
   if (!subject) {
     const first = frames.find((frame) => context.agent.scope.frames.includes(frame.id));
     return first ? { x: first.bounds.x + BESIDE_GAP, y: first.bounds.y + BESIDE_GAP } : { x: 0, y: 0 };
   }
-  const placed = (context.memory.placedBeside ??= {});
-  const slot = placed[subject.id] ?? 0;
-  if (slot === 0 && Object.keys(placed).length >= MAX_REMEMBERED_PLACEMENTS) context.memory.placedBeside = {};
-  (context.memory.placedBeside ??= {})[subject.id] = slot + 1;
+  const offsets = (context.memory.besideOffsets ??= {});
+  const known = Object.hasOwn(offsets, subject.id);
+  const offset = known ? (offsets[subject.id] ?? 0) : 0;
+  if (!known && Object.keys(offsets).length >= MAX_REMEMBERED_PLACEMENTS) context.memory.besideOffsets = {};
   // Each object the agent puts beside the same one goes below the previous: feedback, then hints.
-  const point = { x: subject.position.x + (subject.width ?? DEFAULT_SIZE) + BESIDE_GAP, y: subject.position.y + BESIDE_GAP + slot * (DEFAULT_SIZE + BESIDE_GAP) };
+  (context.memory.besideOffsets ??= {})[subject.id] = offset + height + BESIDE_GAP;
+  const point = { x: subject.position.x + (subject.width ?? DEFAULT_SIZE) + BESIDE_GAP, y: subject.position.y + BESIDE_GAP + offset };
   const holder = frames.find((frame) => contains(frame.bounds, subject.position));
   if (!holder) return point;
-  const { x, y, width, height } = holder.bounds;
-  return { x: Math.min(Math.max(point.x, x), x + width), y: Math.min(Math.max(point.y, y), y + height) };
+  const { x, y, width, height: frameHeight } = holder.bounds;
+  return { x: Math.min(Math.max(point.x, x), x + width), y: Math.min(Math.max(point.y, y), y + frameHeight) };
 }

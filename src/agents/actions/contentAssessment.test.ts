@@ -77,7 +77,7 @@ describe('generate_hint', () => {
     expect(context.memory.hintsGiven).toEqual({ q: 4 });
     const notes = objects.created();
     expect(notes.map(({ data }) => data.level)).toEqual([1, 2, 3, 3]);
-    expect(notes[0]).toMatchObject({ type: 'sticky_note', data: { hintFor: 'q' } });
+    expect(notes[0]).toMatchObject({ type: 'sticky', data: { hintFor: 'q' } });
     expect(notes[0]?.data.text).not.toMatch(/chlorophyll/i);
     expect(notes[2]?.data.text).toMatch(/chlorophyll/);
   });

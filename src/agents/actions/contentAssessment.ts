@@ -1,9 +1,9 @@
 import type { BoardObject } from '../../boards/boardObjects.js';
+import { NOTE_TYPE } from '../content/noteLayout.js';
 import { objectText, truncate } from '../content/textTools.js';
 import type { Recipients } from '../ports.js';
 import { ActionRefusal, type ActionContext, type ActionDefinition } from './action.js';
-import { besideSubject } from './boardActions.js';
-import { addObject, notify } from './contentLanding.js';
+import { addBeside, notify } from './contentLanding.js';
 import { deliverOf, hasText, objectId, paramsOf, text, textList, textOrList, usesAi } from './contentParams.js';
 import { runContent } from './contentRun.js';
 import { recipientsOf } from './messageActions.js';
@@ -40,7 +40,7 @@ export const evaluateAnswer: ActionDefinition = {
     let notified = 0;
     if (params.deliver === 'object') {
       const data = { text: output.feedback, score: output.score, correct: output.correct, answerId: subject?.id ?? null };
-      created.push((await addObject(context, { type: 'feedback', data, position: await besideSubject(context) })).id);
+      created.push((await addBeside(context, { type: 'feedback', data })).id);
     } else if (params.deliver === 'notification') {
       const level = output.correct === true ? 'success' : 'info';
       notified += notify(context, authorOf(subject, context), { level, title: 'Feedback on your answer', message: output.feedback, objectId: subject?.id });
@@ -77,7 +77,7 @@ export const generateHint: ActionDefinition = {
     let notified = 0;
     if (params.deliver === 'object') {
       const data = { text: output.hint, hintFor: subject?.id ?? null, level: params.level };
-      created.push((await addObject(context, { type: 'sticky_note', data, position: await besideSubject(context) })).id);
+      created.push((await addBeside(context, { type: NOTE_TYPE, data })).id);
     } else if (params.deliver === 'notification') {
       notified = notify(context, authorOf(subject, context), { level: 'info', title: 'Hint', message: output.hint, objectId: subject?.id });
     }

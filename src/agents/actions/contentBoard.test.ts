@@ -16,7 +16,7 @@ describe('summarize', () => {
     const { context, objects } = harness({ objects: board });
     const outcome = await run(summarize, { position: { x: 5, y: 6 }, maxPoints: 2 }, context);
     const [summary] = objects.created();
-    expect(summary).toMatchObject({ type: 'sticky_note', position: { x: 5, y: 6 } });
+    expect(summary).toMatchObject({ type: 'sticky', position: { x: 5, y: 6 } });
     const lines = String(summary?.data.text).split('\n');
     expect(lines[0]).toMatch(/^3 notes; recurring themes: .*power/);
     expect(lines.slice(1)).toHaveLength(2);

@@ -1,9 +1,10 @@
 import type { BoardObject } from '../../boards/boardObjects.js';
 import { MAX_CONTEXT_OBJECTS, MAX_GENERATED_OBJECTS, type ContentOutputOf } from '../content/contentTypes.js';
+import { fitToText, NOTE_TYPE } from '../content/noteLayout.js';
 import { truncate } from '../content/textTools.js';
 import { ActionRefusal, type ActionContext, type ActionDefinition } from './action.js';
 import { besideSubject } from './boardActions.js';
-import { addObject, clampPoint, listed, notify, withProgress, type Point } from './contentLanding.js';
+import { addBeside, addObject, clampPoint, listed, notify, withProgress, type Point } from './contentLanding.js';
 import { deliverOf, hasText, MAX_LIST, objectId, paramsOf, position, text, usesAi } from './contentParams.js';
 import { runContent } from './contentRun.js';
 
@@ -34,8 +35,9 @@ export const summarize: ActionDefinition = {
     const created: string[] = [];
     let notified = 0;
     if (params.deliver === 'object') {
-      const at = (params.position as Point | undefined) ?? (await besideSubject(context));
-      created.push((await addObject(context, { type: 'sticky_note', data: { text: truncate(summaryText, MAX_NOTE_TEXT) }, position: at })).id);
+      const note = { type: NOTE_TYPE, data: { text: truncate(summaryText, MAX_NOTE_TEXT) } };
+      const at = params.position as Point | undefined;
+      created.push((at ? await addObject(context, { ...note, position: at }) : await addBeside(context, note)).id);
     } else if (params.deliver === 'notification') {
       notified = notify(context, { kind: 'hosts' }, { level: 'info', title: 'Summary', message: summaryText });
     }
@@ -88,7 +90,7 @@ export const generateContent: ActionDefinition = {
   async apply(params, context) {
     const { output, reasoning } = await runContent('generate_content', params, context);
     if (params.deliver === 'none') return { result: { ...output, createdObjectIds: [] }, reasoning };
-    const origin = (params.origin as Point | undefined) ?? (await besideSubject(context));
+    const origin = (params.origin as Point | undefined) ?? (await besideSubject(context, extentOf(output.objects)));
     const created: string[] = [];
     try {
       for (const object of output.objects) {
@@ -178,6 +180,11 @@ async function landClusters(clusters: Cluster[], params: Record<string, unknown>
     throw withProgress(error, `moved ${moved.length} object(s) and created ${labels.length} label(s) before${listed([...moved, ...labels])}`);
   }
   return { moved, labels };
+}
+
+/** How far generated objects reach below their origin, each at its fitted size: what lands beside an object next goes below. */
+function extentOf(objects: ContentOutputOf<'generate_content'>['objects']): number {
+  return Math.max(0, ...objects.map((object) => object.position.y + (fitToText(object).height ?? 0)));
 }
 
 function topLeftOf(objects: BoardObject[]): Point {

@@ -1,9 +1,11 @@
 import type { PlacedObject } from '../../boards/objectService.js';
 import { MAX_COORDINATE, type ObjectInput } from '../../boards/schemas.js';
 import { AppError } from '../../errors.js';
+import { fitToText } from '../content/noteLayout.js';
 import { truncate } from '../content/textTools.js';
 import type { AgentNotification, Recipients } from '../ports.js';
 import type { ActionContext } from './action.js';
+import { besideSubject } from './boardActions.js';
 import { MAX_TEXT } from './contentParams.js';
 import { notificationOf } from './messageActions.js';
 
@@ -17,8 +19,15 @@ const MAX_LISTED_IDS = 20;
 
 export type Point = { x: number; y: number };
 
+/** Lands one object; a note (or other text the client draws) is sized to show its whole text. */
 export function addObject(context: ActionContext, input: ObjectInput): Promise<PlacedObject> {
-  return context.objects.add(context.caller, context.agent.boardId, input, context.cause);
+  return context.objects.add(context.caller, context.agent.boardId, fitToText(input), context.cause);
+}
+
+/** Lands a note beside the event's object, below those the agent put there before, sized to show its whole text. */
+export async function addBeside(context: ActionContext, input: Omit<ObjectInput, 'position'>): Promise<PlacedObject> {
+  const fitted = fitToText(input);
+  return addObject(context, { ...fitted, position: await besideSubject(context, fitted.height) });
 }
 
 export interface NotificationParams {
