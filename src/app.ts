@@ -9,6 +9,7 @@ import { BoardService } from './boards/boardService.js';
 import { ObjectService } from './boards/objectService.js';
 import { ExpirySweeper } from './boards/expirySweeper.js';
 import { ParticipantLinks } from './boards/participantLinks.js';
+import { SessionParticipants } from './boards/sessionParticipants.js';
 import { systemClock, type Clock } from './clock.js';
 import type { AppConfig } from './config.js';
 import { EventBus } from './events/bus.js';
@@ -28,6 +29,7 @@ import { ComponentStorage } from './components/componentStorage.js';
 import { ComponentDataService } from './components/dataProvider.js';
 import { createHttpApp } from './http/httpApp.js';
 import { answerProbesFirst } from './http/probes.js';
+import { FrameCopier } from './frames/frameCopier.js';
 import { FrameDirectory } from './frames/frameDirectory.js';
 import { FrameService } from './frames/frameService.js';
 import { ParticipantHistory } from './boards/participantHistory.js';
@@ -134,11 +136,14 @@ export async function startApp(options: AppOptions): Promise<App> {
   const frameDirectory = new FrameDirectory(db);
   const components = new ComponentService({ db, clock, quotas, componentsUrl: () => config.componentsUrl ?? appUrl, appUrl: () => appUrl });
   const objectTypes = new ObjectTypeService({ db, clock, logger, quotas, components: new ComponentObjectRules(components.manifests, () => config.webhookAllowPrivate) });
+  const history = new ParticipantHistory(db);
+  const sessions = new SessionParticipants({ db, clock, tokens, history, appUrl: () => appUrl });
   const realtime = createRealtime({
     database,
     access,
+    sessions,
     frames: frameDirectory,
-    history: new ParticipantHistory(db),
+    history,
     objectRules: objectTypes,
     bus,
     clock,
@@ -190,6 +195,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     quotas,
     objectRules: objectTypes,
     components,
+    frames: new FrameCopier(db, clock),
     changeListeners: [forgetBoard, (boardId) => caches.publish({ kind: 'board', boardId })],
     logger,
   });
@@ -228,6 +234,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     documents: realtime.documents,
     frames,
     links,
+    sessions,
     subscriptions: webhooks.subscriptions,
     objectTypes,
     users,

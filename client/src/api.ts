@@ -10,6 +10,8 @@ export interface Me {
   user_id: string | null;
   user_name: string | null;
   user_type: string;
+  /** What the page's token is: the shared guest link asks for a session participant first. */
+  credential: 'api_key' | 'host_link' | 'guest_link' | 'personal_link' | 'session';
   color: string;
   created_at: string;
   expires_at: string;
@@ -45,6 +47,8 @@ export class BoardApi {
   assign = (frameId: string, userId: string) => this.call<FrameRecord>('POST', `/frames/${frameId}/assign`, { user_id: userId });
   personalLink = (userId: string) => this.call<{ link: string; user_id: string }>('POST', '/participant-links', { user_id: userId });
   endSession = () => this.call<unknown>('POST', '/end-session');
+  /** Mints this device's session participant (shared guest link only): its id and resume credential. */
+  startSession = (userName: string | null) => this.call<{ participant_id: string; token: string }>('POST', '/session-participants', userName ? { user_name: userName } : {});
 
   private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
     const headers: Record<string, string> = { authorization: `Bearer ${this.link.token}` };

@@ -12,15 +12,22 @@ export type PersonType = 'verified-student' | 'authenticated' | 'anonymous';
 /** How a participant is known: a person (see PersonType), or a visible AI agent of the board. */
 export type UserType = PersonType | 'agent';
 
-/** The user a personal link is bound to: the only identity that owns that user's zones. */
+/**
+ * The user a link is bound to: the only identity that owns that user's zones. A `personal`
+ * link is issued by a host for a user it names; a `session` link is minted by the service for
+ * a device that joined through the shared guest link (see sessionParticipants.ts).
+ */
 export interface LinkedUser {
+  kind: LinkKind;
   userId: string;
   userName: string | null;
-  /** `verified-student` with an external id, `authenticated` otherwise. */
-  userType: Exclude<PersonType, 'anonymous'>;
+  /** `verified-student` with an external id, `authenticated` otherwise; a session is `anonymous`. */
+  userType: PersonType;
   externalUserId: string | null;
   externalSource: string | null;
 }
+
+export type LinkKind = 'personal' | 'session';
 
 /** Who holds a board token: the board, the role the token grants, and the user a personal link names. */
 export interface BoardGrant {
@@ -127,12 +134,12 @@ export class BoardAccess {
   }
 
   /**
-   * Anonymous guests only where the board allows them. A guest of the shared link is
-   * anonymous whatever it declares: with `allow_anonymous: false` only personal links and
+   * Anonymous guests only where the board allows them. A guest of the shared link (or of a
+   * session minted for it) is anonymous whatever it declares: with `allow_anonymous: false` only personal links and
    * hosts are let in.
    */
   admit(grant: BoardGrant): void {
-    if (grant.role === 'guest' && grant.user === null && !grant.board.config.allow_anonymous) {
+    if (grant.role === 'guest' && grant.user?.kind !== 'personal' && !grant.board.config.allow_anonymous) {
       throw errors.forbidden('This board does not allow anonymous participants');
     }
   }
@@ -192,15 +199,24 @@ export class BoardAccess {
   }
 }
 
-/** The user of a stored personal link. */
-export function linkedUser(link: { userId: string; userName: string | null; externalUserId: string | null; externalSource: string | null }): LinkedUser {
+/** The user of a stored link (personal or session). */
+export function linkedUser(link: { kind: string; userId: string; userName: string | null; externalUserId: string | null; externalSource: string | null }): LinkedUser {
+  if (link.kind === 'session') {
+    return { kind: 'session', userId: link.userId, userName: link.userName, userType: 'anonymous', externalUserId: null, externalSource: null };
+  }
   return {
+    kind: 'personal',
     userId: link.userId,
     userName: link.userName,
     userType: link.externalUserId ? 'verified-student' : 'authenticated',
     externalUserId: link.externalUserId,
     externalSource: link.externalUserId ? link.externalSource : null,
   };
+}
+
+/** The board's shared guest link: it identifies nobody (a session participant is minted for it). */
+export function isSharedGuestLink(grant: BoardGrant): boolean {
+  return grant.role === 'guest' && grant.user === null;
 }
 
 /**
@@ -215,10 +231,12 @@ export function owningUserId(grant: BoardGrant, declaredUserId: string | null): 
 
 /**
  * How a participant is shown: a personal link as its user, whatever the client declares; a
- * host as it declares itself; a shared-link guest as `anonymous`, its declared id and name
+ * session participant by its minted id, with the name it declares; a host as it declares itself; a shared-link guest as `anonymous`, its declared id and name
  * kept as display names only (external ids are dropped: nobody vouches for them).
  */
 export function participantIdentity(grant: BoardGrant, declared: DeclaredIdentity): ParticipantIdentity {
+  // A session participant is anonymous: what it declares (a name, else an id) is its display name.
+  if (grant.user?.kind === 'session') return { ...grant.user, userName: clip(declared.userName) ?? clip(declared.userId) ?? grant.user.userName };
   if (grant.user) return grant.user;
   const userId = clip(declared.userId);
   const userName = clip(declared.userName);

@@ -7,8 +7,10 @@ import type { Db } from '../store/database.js';
 import type { AccessTokens } from './accessTokens.js';
 import { requireHost, type Caller } from './caller.js';
 import { boardFromRow, configWithDefaults, DEFAULT_EXPIRES_IN_HOURS, type Board } from './board.js';
+import { copySettingsOf, everyObjectOf } from './boardCopy.js';
 import { putObjects, type BoardObject } from './boardObjects.js';
 import { newObject } from './objectService.js';
+import { outboundUrlProblems } from './outboundUrls.js';
 import type { BoardObjectRules, DocumentAuthor, LiveDocuments } from './ports.js';
 import type { AccessLinks } from './presenter.js';
 import type { BoardConfigInput, BoardStatus, CreateBoardInput, UpdateBoardInput } from './schemas.js';
@@ -35,12 +37,22 @@ export interface BoardServiceDependencies {
   objectRules: BoardObjectRules;
   /** Registry components a board's `config.components[]` pins. */
   components: ComponentPins;
+  /** The frames a duplicate copies. */
+  frames: BoardFrames;
   /**
    * Told when a board's settings, lifecycle or existence change: what caches the board drops
    * it (sockets' grants, the outbox's webhook target).
    */
   changeListeners: Array<(boardId: string) => void>;
   logger: Logger;
+}
+
+/** What duplication needs from frames (frames/frameCopier.ts). */
+export interface BoardFrames {
+  /** Every frame of a board, archived ones included, oldest first: each may hold content in a document of its own. */
+  frameIds(boardId: string): Promise<string[]>;
+  /** Copies every frame of one board into another as a plain frame (no assignment), parent links pointing at the copies. */
+  copyFrames(fromBoardId: string, toBoardId: string): Promise<void>;
 }
 
 /** What boards need from quotas. */
@@ -87,7 +99,8 @@ export class BoardService {
     await this.deps.objectRules.validateObjects(caller.organizationId, input.initial_objects ?? [], { role: caller.role, fieldOf: (index) => `initial_objects.${index}` });
     const now = this.deps.clock.now();
     const objects = (input.initial_objects ?? []).map((object) => newObject(object, now));
-    return this.insertBoard(caller, { ...input, config: configWithDefaults(input.config) }, objects);
+    const board = await this.insertBoard(caller, { ...input, config: configWithDefaults(input.config) });
+    return objects.length > 0 ? this.fillOrRemove(caller, board, () => this.writeObjects(board, objects)) : board;
   }
 
   /** Boards of the organization; archived ones only when asked for by status. */
@@ -178,24 +191,22 @@ export class BoardService {
     return { board, endedAt };
   }
 
-  /** A new active board with the source's objects, config and webhook URL, and fresh tokens. */
+  /**
+   * A new active board with the source's config, webhook URL and fresh tokens, and everything
+   * it holds: its frames, zones copied as plain frames (participants are not copied, so no
+   * assignment is), and every object, those of zones included. The copy has no zone, so all
+   * of its content lives in its own document, where every client shows it.
+   */
   async duplicate(caller: Caller, id: string): Promise<Board> {
     const source = await this.get(caller, id);
     requireHost(caller, 'duplicate the board');
-    const objects = await this.objects(source);
-    return this.insertBoard(
-      caller,
-      {
-        title: `${source.title} (Copy)`.slice(0, 255),
-        external_id: source.externalId === null ? undefined : `${source.externalId}_copy`,
-        owner_external_id: source.ownerExternalId ?? undefined,
-        config: source.config,
-        webhook_url: source.webhookUrl ?? undefined,
-        external_data: source.externalData ?? undefined,
-        ...source.tutorial,
-      },
-      objects,
-    );
+    const objects = await everyObjectOf(source, await this.deps.frames.frameIds(source.id), this.deps.documents);
+    const copy = await this.insertBoard(caller, copySettingsOf(source));
+    // Frames first: whoever reads the copy's frames (and caches them) finds them all.
+    return this.fillOrRemove(caller, copy, async () => {
+      await this.deps.frames.copyFrames(source.id, copy.id);
+      if (objects.length > 0) await this.writeObjects(copy, objects);
+    });
   }
 
   /** Archives an active board, or restores an archived one. */
@@ -258,9 +269,9 @@ export class BoardService {
     for (const listener of this.deps.changeListeners) listener(boardId);
   }
 
-  /** Inserts the row, fills the live document, then announces the board. */
-  private async insertBoard(caller: Caller, input: CreateBoardInput, objects: BoardObject[]): Promise<Board> {
-    const { db, clock, documents } = this.deps;
+  /** Inserts the row and announces the board, with no content yet. */
+  private async insertBoard(caller: Caller, input: CreateBoardInput): Promise<Board> {
+    const { clock } = this.deps;
     const now = clock.now();
     const id = randomUUID();
     const { is_sandbox, mock_external_data, data_provider } = input;
@@ -298,18 +309,27 @@ export class BoardService {
       guest_link: links.guest,
       created_at: now.toISOString(),
     });
-    if (objects.length > 0) {
-      try {
-        await documents.write(id, documentAuthor(created), (doc) => putObjects(doc, objects));
-      } catch (error) {
-        this.deps.logger.error({ err: error, board_id: id }, 'initial objects could not be saved; removing the board');
-        await this.delete(caller, id).catch(() => undefined);
-        throw error;
-      }
+    return issued ? { ...created, issuedWebhookSecret: issued.secret } : created;
+  }
+
+  /**
+   * Runs `fill` on a board just inserted, then answers it as stored (filling changes its
+   * counters); a board whose content could not be saved is removed rather than left half made.
+   */
+  private async fillOrRemove(caller: Caller, board: Board, fill: () => Promise<void>): Promise<Board> {
+    try {
+      await fill();
+    } catch (error) {
+      this.deps.logger.error({ err: error, board_id: board.id }, 'the content of a new board could not be saved; removing the board');
+      await this.delete(caller, board.id).catch(() => undefined);
+      throw error;
     }
-    // Writing objects changed the row (objects_count, updated_at).
-    const board = objects.length > 0 ? boardFromRow(await db.board.findUniqueOrThrow({ where: { id } })) : created;
-    return issued ? { ...board, issuedWebhookSecret: issued.secret } : board;
+    const stored = boardFromRow(await this.deps.db.board.findUniqueOrThrow({ where: { id: board.id } }));
+    return board.issuedWebhookSecret ? { ...stored, issuedWebhookSecret: board.issuedWebhookSecret } : stored;
+  }
+
+  private writeObjects(board: Board, objects: BoardObject[]): Promise<void> {
+    return this.deps.documents.write(board.id, documentAuthor(board), (doc) => putObjects(doc, objects));
   }
 
   /**
@@ -317,16 +337,7 @@ export class BoardService {
    * (production: https, public hosts only); the server or a browser would fetch them.
    */
   private checkOutboundUrls(input: { config?: BoardConfigInput; data_provider?: Record<string, unknown> }): void {
-    const urlProblem = (url: string) => this.deps.webhooks.urlProblem(url);
-    const problems: FieldError[] = [];
-    const providerUrl = input.data_provider?.webhook_url;
-    const providerProblem = typeof providerUrl === 'string' ? providerUrlProblem(providerUrl, urlProblem) : null;
-    if (providerProblem) problems.push({ field: 'data_provider.webhook_url', message: providerProblem });
-    for (const [index, component] of (input.config?.components ?? []).entries()) {
-      const target = component.url === undefined ? null : httpTargetOf(component.url);
-      const problem = target === null ? null : urlProblem(target);
-      if (problem) problems.push({ field: `config.components.${index}.url`, message: problem });
-    }
+    const problems = outboundUrlProblems(input, (url) => this.deps.webhooks.urlProblem(url));
     if (problems.length > 0) throw errors.badRequest(problems.map(({ field, message }) => `${field} ${message}`), problems);
   }
 
@@ -368,36 +379,6 @@ export class BoardService {
     if (problem) throw errors.badRequest([`webhook_url ${problem}`], [{ field: 'webhook_url', message: problem }]);
     return board?.hasWebhookSecret ? null : this.deps.webhooks.newSecret();
   }
-}
-
-/**
- * Why a data provider URL may not be used, checked with its `:param` placeholders filled by a
- * harmless value. Placeholders may fill the path and query, never the host: one written in the
- * host leaves the URL unparsable, or makes its host change with the value.
- */
-function providerUrlProblem(url: string, urlProblem: (url: string) => string | null): string | null {
-  const authority = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(url)?.[0] ?? '';
-  const filled = (value: string) => authority + url.slice(authority.length).replace(/:[A-Za-z_][A-Za-z0-9_]*/g, value);
-  const problem = urlProblem(filled('param'));
-  if (problem) return problem;
-  return new URL(filled('param')).host === new URL(filled('other')).host ? null : 'must not have a :param placeholder in its host';
-}
-
-/**
- * The http(s) URL a component URL makes a browser fetch from a host of its own choosing, or
- * null for a relative path or a name of another scheme (`component://…`), resolved against
- * the service's own component origin later.
- */
-function httpTargetOf(url: string): string | null {
-  const base = new URL('https://components.invalid/');
-  let resolved: URL;
-  try {
-    resolved = new URL(url, base);
-  } catch {
-    return null;
-  }
-  const http = resolved.protocol === 'https:' || resolved.protocol === 'http:';
-  return http && resolved.host !== base.host ? resolved.href : null;
 }
 
 function documentAuthor(board: Board): DocumentAuthor {

@@ -10,6 +10,12 @@ import type { BoardService } from './boardService.js';
 import { requireHost, type Caller } from './caller.js';
 import type { IssueParticipantLinkInput } from './participantLinksSchemas.js';
 
+/**
+ * Personal links a board may have. A class is at most a few hundred; the cap keeps a board's
+ * links (and a bulk assignment's) a bounded list.
+ */
+export const MAX_PERSONAL_LINKS = 1_000;
+
 /** A personal link: a board token bound to one user, valid as long as its board. */
 export interface ParticipantLink {
   user: LinkedUser;
@@ -52,6 +58,7 @@ export class ParticipantLinks {
     const externalUserId = input.external_user_id ?? null;
     const names = { userName: input.user_name ?? null, externalUserId, externalSource: externalUserId ? (input.external_source ?? null) : null };
     const existing = await this.find(board.id, input.user_id);
+    if (!existing) await this.assertRoom(board.id, [input.user_id]);
     const { row, created } = existing ? { row: existing, created: false } : await this.createOnce(board, input.user_id, names);
     return { link: this.present(board, created ? row : await this.rename(row, names)), created };
   }
@@ -59,14 +66,14 @@ export class ParticipantLinks {
   /** Every link of the board, oldest first. */
   async list(caller: Caller, boardId: string): Promise<ParticipantLink[]> {
     const board = await this.hostBoard(caller, boardId, 'see personal links');
-    const rows = await this.deps.db.participantLink.findMany({ where: { boardId: board.id }, orderBy: [{ createdAt: 'asc' }, { userId: 'asc' }] });
+    const rows = await this.deps.db.participantLink.findMany({ where: { boardId: board.id, kind: 'personal' }, orderBy: [{ createdAt: 'asc' }, { userId: 'asc' }] });
     return rows.map((row) => this.present(board, row));
   }
 
   /** Deletes `userId`'s link (404 if it has none) and closes the sockets it opened. */
   async revoke(caller: Caller, boardId: string, userId: string): Promise<void> {
     const board = await this.hostBoard(caller, boardId, 'revoke personal links');
-    const { count } = await this.deps.db.participantLink.deleteMany({ where: { boardId: board.id, userId } });
+    const { count } = await this.deps.db.participantLink.deleteMany({ where: { boardId: board.id, userId, kind: 'personal' } });
     if (count === 0) throw errors.notFound('Personal link');
     this.deps.sockets.disconnectUser(board.id, userId);
   }
@@ -77,6 +84,7 @@ export class ParticipantLinks {
    */
   async ensure(board: Board, userIds: readonly string[]): Promise<Map<string, ParticipantLink>> {
     const links = new Map<string, ParticipantLink>();
+    await this.assertRoom(board.id, userIds);
     for (const userId of new Set(userIds)) {
       const row = (await this.find(board.id, userId)) ?? (await this.createOnce(board, userId, NO_NAMES)).row;
       links.set(userId, this.present(board, row));
@@ -90,8 +98,23 @@ export class ParticipantLinks {
     return board;
   }
 
+  /**
+   * 409 unless links for `userIds` fit under MAX_PERSONAL_LINKS, and none of them is a session
+   * participant's id (its credential is its device's alone).
+   */
+  async assertRoom(boardId: string, userIds: readonly string[]): Promise<void> {
+    const wanted = [...new Set(userIds)];
+    const existing = await this.deps.db.participantLink.findMany({ where: { boardId, userId: { in: wanted } }, select: { userId: true, kind: true } });
+    const session = existing.find((row) => row.kind === 'session');
+    if (session) throw errors.conflict(`${session.userId} is a session participant: it has its own credential`);
+    const count = await this.deps.db.participantLink.count({ where: { boardId, kind: 'personal' } });
+    if (count + wanted.length - existing.length > MAX_PERSONAL_LINKS) {
+      throw errors.conflict(`A board has at most ${MAX_PERSONAL_LINKS} personal links (this one has ${count}); revoke some first`);
+    }
+  }
+
   private find(boardId: string, userId: string): Promise<LinkRow | null> {
-    return this.deps.db.participantLink.findUnique({ where: { boardId_userId: { boardId, userId } } });
+    return this.deps.db.participantLink.findFirst({ where: { boardId, userId, kind: 'personal' } });
   }
 
   /** Creates a link with a new nonce, or finds the one a concurrent request has just created. */

@@ -20,6 +20,17 @@ export const issueParticipantLinkSchema = {
   then: { required: ['external_user_id'] },
 };
 
+/** `POST /boards/<id>/session-participants`: the name the guest shows (optional; it owns nothing). */
+export const startSessionParticipantSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { user_name: optionalText },
+};
+
+export interface StartSessionParticipantInput {
+  user_name?: string | null;
+}
+
 export interface IssueParticipantLinkInput {
   user_id: string;
   user_name?: string | null;

@@ -26,6 +26,8 @@ export interface ParticipantView {
   role: 'host' | 'guest';
   joined_at: string;
   color: string;
+  /** A readable name: the one given or declared, else `Host` / `Guest <id's end>` (participantName). */
+  user_name: string;
 }
 
 /** Where a participant last said it was looking. */

@@ -24,8 +24,11 @@ export function presentCreated(board: Board, links: AccessLinks) {
   };
 }
 
-/** One item of the board listings. */
-export function presentListItem(board: Board, participantsCount: number) {
+/**
+ * One item of the board listings. `counts.objects` is the objects of every document of the
+ * board that its reader may count (`Board.objectsCount` is its own document's alone).
+ */
+export function presentListItem(board: Board, counts: { participants: number; objects: number }) {
   return {
     board_uuid: board.id,
     title: board.title,
@@ -35,19 +38,19 @@ export function presentListItem(board: Board, participantsCount: number) {
     created_at: iso(board.createdAt),
     updated_at: iso(board.updatedAt),
     expires_at: iso(board.expiresAt),
-    participants_count: participantsCount,
-    objects_count: board.objectsCount,
+    participants_count: counts.participants,
+    objects_count: counts.objects,
   };
 }
 
-/** The full board of GET /boards/<id>. */
+/** The full board of GET /boards/<id>; `view.objectsCount` counts as presentListItem's `counts.objects`. */
 export function presentBoard(
   board: Board,
   links: AccessLinks | Pick<AccessLinks, 'guest'>,
-  view: { objects?: BoardObject[]; participants: ConnectedParticipant[]; includeParticipants: boolean; components?: Board['config']['components'] },
+  view: { objects?: BoardObject[]; objectsCount: number; participants: ConnectedParticipant[]; includeParticipants: boolean; components?: Board['config']['components'] },
 ) {
   return {
-    ...presentListItem(board, view.participants.length),
+    ...presentListItem(board, { participants: view.participants.length, objects: view.objectsCount }),
     ...(board.lifecycle.status === 'archived' ? { archived_at: iso(board.lifecycle.archivedAt) } : {}),
     config: view.components ? { ...board.config, components: view.components } : board.config,
     webhook_url: board.webhookUrl,
@@ -59,6 +62,5 @@ export function presentBoard(
       ...(view.objects ? { objects: view.objects } : {}),
     },
     ...(view.includeParticipants ? { participants: view.participants } : {}),
-    objects_count: view.objects?.length ?? board.objectsCount,
   };
 }

@@ -22,8 +22,10 @@ export const MAX_CACHE_TTL_SECONDS = 31_536_000;
 const coordinate = { type: 'number', minimum: -MAX_COORDINATE, maximum: MAX_COORDINATE };
 const size = { type: 'number', minimum: 0, maximum: MAX_COORDINATE };
 const httpUrl = { type: 'string', format: 'uri', pattern: '^https?://', maxLength: 2048 };
-/** A free-form JSON object, bounded in depth and size (see http/validate.ts `freeJson`). */
-const freeObject = { type: 'object', freeJson: true };
+/** A free-form object that may enter the board's live document (an object's `data`): bounded like every document value (util/ajvKeywords.ts). */
+const documentObject = { type: 'object', freeJson: true };
+/** A free-form object kept in the board's record (`external_data`, `props`…): only the request body bounds its size. */
+const storedObject = { type: 'object', freeJson: 'stored' };
 
 const position = {
   type: 'object',
@@ -40,7 +42,7 @@ const component = {
     type: { type: 'string', minLength: 1, maxLength: 255 },
     url: { type: 'string', maxLength: 2048 },
     version: { type: 'string', maxLength: 64 },
-    props: freeObject,
+    props: storedObject,
   },
 };
 
@@ -74,7 +76,7 @@ export const objectInputSchema = {
   required: ['type', 'data', 'position'],
   properties: {
     type: { type: 'string', minLength: 1, maxLength: 100 },
-    data: freeObject,
+    data: documentObject,
     position,
     width: size,
     height: size,
@@ -86,7 +88,7 @@ export const objectPatchSchema = {
   type: 'object',
   additionalProperties: false,
   minProperties: 1,
-  properties: { data: freeObject, position, width: size, height: size, locked: { type: 'boolean' } },
+  properties: { data: documentObject, position, width: size, height: size, locked: { type: 'boolean' } },
 };
 
 const title = { type: 'string', minLength: 1, maxLength: 255, pattern: '\\S' };
@@ -104,9 +106,9 @@ export const createBoardSchema = {
     config,
     initial_objects: { type: 'array', maxItems: MAX_INITIAL_OBJECTS, items: objectInputSchema },
     webhook_url: httpUrl,
-    external_data: freeObject,
+    external_data: storedObject,
     is_sandbox: { type: 'boolean' },
-    mock_external_data: freeObject,
+    mock_external_data: storedObject,
     data_provider: dataProvider,
   },
 };

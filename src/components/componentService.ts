@@ -57,6 +57,8 @@ export class ComponentService {
     if (taken) throw errors.conflict(`${name}@${version} is already published; published versions never change (publish a new version)`);
     const now = this.deps.clock.now();
     await this.storeWithRetry(organizationId, pkg, now);
+    // What this instance knew of the name (its versions, or that it had none) is out of date.
+    this.files.forget(name);
     return {
       status: 'published',
       component: { name, version, url: this.fileUrl(name, version, pkg.manifest.entry), assetsBaseUrl: this.fileUrl(name, version, '') },
@@ -166,6 +168,11 @@ export class ComponentService {
         if (!BLOB_VANISHED.has(prismaCode(error) ?? '') || attempt === 5) throw error;
       }
     }
+  }
+
+  /** Refuses (404) a version the organization did not publish, or deleted: what a route checks before it reads a change. */
+  async requireOwnedVersion(organizationId: string, name: string, version: string): Promise<void> {
+    await this.ownedVersion(organizationId, name, version);
   }
 
   private async ownedVersion(organizationId: string, name: string, version: string) {

@@ -29,7 +29,11 @@ export interface FrameServiceDependencies {
   documents: LiveDocuments;
   listener: FrameChangeListener;
   /** Personal links, handed out by bulk assignment with `issue_links`. */
-  links: { ensure(board: Board, userIds: readonly string[]): Promise<Map<string, ParticipantLink>> };
+  links: {
+    ensure(board: Board, userIds: readonly string[]): Promise<Map<string, ParticipantLink>>;
+    /** 409 unless links for `userIds` fit the board's cap (checked before anything is assigned). */
+    assertRoom(boardId: string, userIds: readonly string[]): Promise<void>;
+  };
 }
 
 /** A personal link as bulk assignment answers it. */
@@ -74,6 +78,8 @@ export class FrameService {
       throw errors.badRequest([`${missing.field} ${missing.message}`], [missing]);
     }
     if (zone) requireHost(caller, 'create zones');
+    // A lock steers every participant's viewport: only the host sets one, as with PATCH and `frame:lock`.
+    if ((input.lock_mode ?? FRAME_DEFAULTS.lockMode) !== FRAME_DEFAULTS.lockMode) requireHost(caller, 'lock a frame');
     return this.boardQueue.run(board.id, async () => {
       if (input.parent_frame_id) await this.frameOf(board.id, input.parent_frame_id, 'Parent frame');
       if (participantId) await this.requireParticipant(board.id, participantId);
@@ -141,6 +147,31 @@ export class FrameService {
   }
 
   /**
+   * How many objects the board holds as the caller may count them (`objects_count`): its own
+   * document's, plus those of every frame document the caller may read. A guest never learns
+   * how much a zone hidden from it holds; the host (and the API key) count everything.
+   */
+  async objectsCountVisibleTo(caller: Caller, board: Board): Promise<number> {
+    const rows = await this.deps.db.frame.findMany({ where: { boardId: board.id, objectsCount: { gt: 0 } } });
+    return rows.reduce((count, row) => count + (zoneAccess(frameFromRow(row), caller) === 'none' ? 0 : row.objectsCount), board.objectsCount);
+  }
+
+  /**
+   * How many objects each board holds in all its documents, its frames' included: the
+   * organization's listings, which only the API key reads.
+   */
+  async objectsCounts(boards: readonly Board[]): Promise<Map<string, number>> {
+    const inFrames = await this.deps.db.frame.groupBy({
+      by: ['boardId'],
+      where: { boardId: { in: boards.map((board) => board.id) }, objectsCount: { gt: 0 } },
+      _sum: { objectsCount: true },
+    });
+    const counts = new Map(boards.map((board) => [board.id, board.objectsCount]));
+    for (const row of inFrames) counts.set(row.boardId, (counts.get(row.boardId) ?? 0) + (row._sum.objectsCount ?? 0));
+    return counts;
+  }
+
+  /**
    * The participants connected to the board as the caller may see them: a location inside a
    * frame the caller may not see is left out, as the frame itself is (a location names it).
    */
@@ -194,7 +225,10 @@ export class FrameService {
     });
   }
 
-  /** A copy of the frame's geometry, lock mode and color, offset; never its objects or assignment. */
+  /**
+   * A copy of the frame's geometry, lock mode and color, offset; never its objects or assignment.
+   * A guest's copy is unlocked: only the host locks frames, and a clone names no lock of its own.
+   */
   async clone(caller: Caller, boardId: string, frameId: string, input: { offsetX?: number; offsetY?: number; name?: string }): Promise<Frame> {
     const source = await this.get(caller, boardId, frameId);
     const x = source.bounds.x + (input.offsetX ?? 0);
@@ -212,7 +246,7 @@ export class FrameService {
       bounds_y: y,
       bounds_width: source.bounds.width,
       bounds_height: source.bounds.height,
-      lock_mode: source.lockMode,
+      lock_mode: caller.role === 'host' ? source.lockMode : FRAME_DEFAULTS.lockMode,
       background_color: source.backgroundColor,
       parent_frame_id: source.id,
     });
@@ -240,6 +274,7 @@ export class FrameService {
   async bulkAssign(caller: Caller, boardId: string, input: BulkAssignInput): Promise<{ assigned: number; failed: number; results: BulkAssignResult[] }> {
     const board = await this.deps.boards.get(caller, boardId);
     requireHost(caller, 'assign zones');
+    if (input.issue_links) await this.deps.links.assertRoom(board.id, input.assignments.flatMap((entry) => (entry.user_id ? [entry.user_id] : [])));
     const results: BulkAssignResult[] = [];
     const toUsers: Array<{ result: AssignedResult; userId: string }> = [];
     await this.boardQueue.run(board.id, async () => {

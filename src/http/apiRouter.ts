@@ -4,6 +4,7 @@ import type { BoardAccess } from '../boards/boardAccess.js';
 import type { BoardService } from '../boards/boardService.js';
 import type { ObjectService } from '../boards/objectService.js';
 import type { ParticipantLinks } from '../boards/participantLinks.js';
+import type { SessionParticipants } from '../boards/sessionParticipants.js';
 import type { FrameService } from '../frames/frameService.js';
 import type { ObjectTypeService } from '../objectTypes/objectTypeService.js';
 import type { OrganizationService } from '../organizations/organizationService.js';
@@ -23,6 +24,7 @@ import { componentDataRoutes } from './routes/componentDataRoutes.js';
 import { authenticateBoardCaller } from './boardCaller.js';
 import { meterApiCalls } from './policies/apiCallMeter.js';
 import { rateLimitPolicy } from './policies/rateLimitPolicy.js';
+import { boardScope } from './routeSteps.js';
 import { adminRoutes } from './routes/adminRoutes.js';
 import { agentPresetRoutes, agentRoutes } from './routes/agentRoutes.js';
 import { authRoutes } from './routes/authRoutes.js';
@@ -47,6 +49,7 @@ export interface ApiServices {
   documents: LiveDocuments;
   frames: FrameService;
   links: ParticipantLinks;
+  sessions: SessionParticipants;
   subscriptions: SubscriptionService;
   objectTypes: ObjectTypeService;
   users: Users;
@@ -71,21 +74,22 @@ export function apiRouter(services: ApiServices): Router {
   const { organizations, boards, frames, quotas } = services;
   const apiKeys = new ApiKeyAuthenticator(organizations, [rateLimitPolicy(services.rateLimits), meterApiCalls(quotas)]);
   const requireApiKey = apiKeys.required();
-  const boardAuth = authenticateBoardCaller(apiKeys, services.access);
+  // Board-scoped routes: the credential, then the board's access checks (routeSteps.ts).
+  const board = boardScope(authenticateBoardCaller(apiKeys, services.access), boards);
   const requireKeyOrUserToken = requireOrganizationCredential(apiKeys, services.users.tokens);
 
   const api = Router();
   api.use('/admin', adminRoutes(organizations, services.adminToken));
   api.use(
     '/boards',
-    boardRoutes(boards, services.objects, services.documents, frames, { organization: requireApiKey, board: boardAuth }),
-    frameRoutes(frames, boardAuth),
-    participantLinksRoutes(services.links, boardAuth),
-    agentRoutes(services.agents, boardAuth),
-    mcpRoutes(services.agents, boardAuth),
-    componentObjectRoutes(services.componentStorage, services.componentActions, boardAuth),
-    componentDataRoutes(services.componentData, boardAuth),
-    boardComponentRoutes(services.components, boards, boardAuth),
+    boardRoutes(boards, services.objects, services.documents, frames, { organization: requireApiKey, board }),
+    frameRoutes(frames, board),
+    participantLinksRoutes(services.links, services.sessions, board),
+    agentRoutes(services.agents, board),
+    mcpRoutes(services.agents, board),
+    componentObjectRoutes(services.componentStorage, services.componentActions, board),
+    componentDataRoutes(services.componentData, board),
+    boardComponentRoutes(services.components, boards, board.credential),
   );
   api.use('/agent-presets', requireApiKey, agentPresetRoutes(services.agents));
   api.use('/webhooks', requireApiKey, webhookRoutes(services.subscriptions));

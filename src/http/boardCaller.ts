@@ -72,6 +72,16 @@ export function identityOf(req: Request, res: Response): ParticipantIdentity | n
   });
 }
 
+/** What the caller presented: the browser client asks for a session participant when it holds the shared guest link. */
+export type Credential = 'api_key' | 'host_link' | 'guest_link' | 'personal_link' | 'session';
+
+export function credentialOf(res: Response): Credential {
+  const grant = res.locals.grant as BoardGrant | undefined;
+  if (!grant) return 'api_key';
+  if (grant.user) return grant.user.kind === 'session' ? 'session' : 'personal_link';
+  return grant.role === 'host' ? 'host_link' : 'guest_link';
+}
+
 /** The caller authenticated by `authenticateBoardCaller` (or `requireApiKey`). */
 export function callerOf(res: Response): Caller {
   const caller = res.locals.caller as Caller | undefined;

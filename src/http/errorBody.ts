@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, ERROR_KINDS, errors } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { answerWhileDiscarding, hasUnreadBody } from './unreadBody.js';
 
 /** The spec's error body. */
 export interface ErrorBody {
@@ -27,30 +28,9 @@ export function errorBody(error: AppError, path: string, now: Date): ErrorBody {
   };
 }
 
-/**
- * Body-parser failures arrive as plain errors with a `type`, and a path parameter the router
- * cannot decode as a URIError; they are client errors.
- */
-function fromParsers(error: unknown): AppError | null {
-  if (error instanceof URIError) return errors.badRequest('The request path has malformed percent-encoding');
-  switch ((error as { type?: string } | null)?.type) {
-    case 'entity.parse.failed':
-      return errors.badRequest('Malformed JSON in request body');
-    case 'entity.too.large':
-      return errors.payloadTooLarge('Request body exceeds the 10 MB limit');
-    case 'encoding.unsupported':
-    case 'charset.unsupported':
-      return errors.badRequest('Unsupported request body encoding');
-    default:
-      // A body that does not decompress (`Content-Encoding: gzip`, `deflate` or `br` on a body
-      // that is not) arrives as an exposed 400 without a type.
-      return isExposedBadRequest(error) ? errors.badRequest('The request body could not be decoded') : null;
-  }
-}
-
-function isExposedBadRequest(error: unknown): boolean {
-  const candidate = error as { expose?: unknown; status?: unknown } | null;
-  return candidate?.expose === true && candidate.status === 400;
+/** A path parameter the router cannot decode arrives as a URIError: a client error. */
+function fromRouter(error: unknown): AppError | null {
+  return error instanceof URIError ? errors.badRequest('The request path has malformed percent-encoding') : null;
 }
 
 /**
@@ -59,13 +39,15 @@ function isExposedBadRequest(error: unknown): boolean {
  */
 export function errorHandler(logger: Logger, now: () => Date): ErrorRequestHandler {
   return (error, req, res, _next) => {
-    const known = error instanceof AppError ? error : fromParsers(error);
+    const known = error instanceof AppError ? error : fromRouter(error);
     const appError = known ?? new AppError('internal', 'An unexpected error occurred');
     if (!known) logger.error({ err: error, request_id: res.locals.requestId }, 'unhandled error');
     const body = errorBody(appError, req.originalUrl, now());
     if (res.headersSent) return;
     // The header repeats the body's `retryAfter` (429), so the two can never disagree.
     if (typeof body.retryAfter === 'number') res.setHeader('Retry-After', String(body.retryAfter));
+    // Refused before its body was read (credential, access, size): the rest is drained, not reset.
+    if (hasUnreadBody(req)) return answerWhileDiscarding(req, res, body.statusCode, JSON.stringify(body));
     res.status(body.statusCode).json(body);
   };
 }

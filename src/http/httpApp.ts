@@ -5,9 +5,6 @@ import { apiDescriptionRoutes } from './openapi/apiDescriptionRoutes.js';
 import { rejectUnreadablePath } from './pathGuard.js';
 import { requestContext } from './requestContext.js';
 
-/** Largest JSON body the API accepts (SPEC Limits: 10 MB). */
-export const JSON_BODY_LIMIT = '10mb';
-
 export interface HttpAppParts {
   logger: Logger;
   now: () => Date;
@@ -17,14 +14,15 @@ export interface HttpAppParts {
   pages: Router;
 }
 
-/** The Express app: request ids and logs, JSON parsing, the API, and the one error renderer (probes come first: probes.ts). */
+/** The Express app: request ids and logs, the API, and the one error renderer (probes come first: probes.ts). */
 export function createHttpApp({ logger, now, api, pages }: HttpAppParts): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
   app.use(requestContext(logger));
   app.use(rejectUnreadablePath);
-  app.use(express.json({ limit: JSON_BODY_LIMIT, type: ['application/json', 'application/*+json'] }));
+  // No body is parsed here: each route reads its own once its credential and access are
+  // checked (routeSteps.ts, validate.ts, jsonBody.ts).
 
   // `GET /api/v1/openapi.json` and the docs page at `/docs`: public, before the API's credentials.
   app.use(apiDescriptionRoutes());

@@ -1,5 +1,5 @@
 import busboy from 'busboy';
-import type { Request, Response } from 'express';
+import type { Request } from 'express';
 import { AppError, errors } from '../errors.js';
 
 /** A parsed `multipart/form-data` body: its text fields and its one file. */
@@ -21,11 +21,12 @@ const FRAMING_BYTES = 64 * 1024;
 /**
  * Reads a multipart body with busboy, streaming, within limits: one file of at most
  * `fileBytes` under one of `fileFields`, a few short fields. A body declared or found larger is
- * a 413 (the connection is closed rather than drained); anything malformed is a 400.
+ * a 413, anything malformed a 400; reading stops there, and the error renderer throws the rest
+ * away before it closes the connection (unreadBody.ts).
  */
-export function readMultipart(req: Request, res: Response, limits: MultipartLimits): Promise<UploadedForm> {
+export function readMultipart(req: Request, limits: MultipartLimits): Promise<UploadedForm> {
   const declared = Number(req.header('content-length') ?? NaN);
-  if (Number.isFinite(declared) && declared > limits.fileBytes + FRAMING_BYTES) return Promise.reject(tooLarge(res, limits));
+  if (Number.isFinite(declared) && declared > limits.fileBytes + FRAMING_BYTES) return Promise.reject(tooLarge(limits));
   if (!/^multipart\/form-data\b/i.test(req.header('content-type') ?? '')) {
     return Promise.reject(errors.badRequest('The body must be multipart/form-data'));
   }
@@ -54,7 +55,7 @@ export function readMultipart(req: Request, res: Response, limits: MultipartLimi
       }
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('limit', () => fail(tooLarge(res, limits)));
+      stream.on('limit', () => fail(tooLarge(limits)));
       stream.on('end', () => {
         if (!failure) form.file = { field: name, bytes: Buffer.concat(chunks) };
       });
@@ -70,8 +71,6 @@ export function readMultipart(req: Request, res: Response, limits: MultipartLimi
   });
 }
 
-function tooLarge(res: Response, limits: MultipartLimits): AppError {
-  // The rest of the body is not read: the connection closes after the answer.
-  res.setHeader('Connection', 'close');
+function tooLarge(limits: MultipartLimits): AppError {
   return errors.payloadTooLarge(`The bundle may be at most ${limits.fileBytes} bytes`);
 }

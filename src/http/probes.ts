@@ -2,6 +2,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { errors } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { errorBody } from './errorBody.js';
+import { answerWhileDiscarding, hasUnreadBody } from './unreadBody.js';
 
 /** What the probes look at. */
 export interface ProbeChecks {
@@ -24,7 +25,7 @@ export function answerProbesFirst(checks: ProbeChecks, logger: Logger, next: Req
   return (req, res) => {
     const path = pathOf(req);
     const probe = req.method === 'GET' || req.method === 'HEAD' ? path : null;
-    if (checks.draining() && probe !== '/health') return refuseWhileDraining(res, path, probe === '/ready', checks.now());
+    if (checks.draining() && probe !== '/health') return refuseWhileDraining(req, res, path, probe === '/ready', checks.now());
     switch (probe) {
       case '/health':
         return sendJson(res, 200, { status: 'ok' });
@@ -59,10 +60,13 @@ function withTimeout(check: Promise<void>): Promise<void> {
   return Promise.race([check, late]).finally(() => clearTimeout(timer));
 }
 
-function refuseWhileDraining(res: ServerResponse, path: string, isProbe: boolean, now: Date): void {
+function refuseWhileDraining(req: IncomingMessage, res: ServerResponse, path: string, isProbe: boolean, now: Date): void {
   res.setHeader('Connection', 'close');
   if (isProbe) return sendJson(res, 503, { status: 'draining' });
-  sendJson(res, 503, errorBody(errors.unavailable('This instance is shutting down; retry the request'), path, now));
+  const body = errorBody(errors.unavailable('This instance is shutting down; retry the request'), path, now);
+  // A body still arriving is thrown away before the connection closes, so the client gets the 503, not a reset.
+  if (hasUnreadBody(req)) return answerWhileDiscarding(req, res, 503, JSON.stringify(body));
+  sendJson(res, 503, body);
 }
 
 /** The request's path, its query left out. */

@@ -4,8 +4,9 @@ import type { RequestHandler } from 'express';
 import { errors, type AppError, type FieldError } from '../errors.js';
 import { fieldOf, messageOf } from '../util/ajvErrors.js';
 import { freeJsonKeyword } from '../util/ajvKeywords.js';
-import { findJsonViolation, REQUEST_BODY_LIMITS, textProblem } from '../util/jsonBounds.js';
+import { findJsonViolation, textProblem, type JsonLimits } from '../util/jsonBounds.js';
 import { lazy } from '../util/lazy.js';
+import { readJsonBody } from './jsonBody.js';
 
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
@@ -74,16 +75,27 @@ function compile(ajv: () => Ajv, schema: SchemaObject): () => ValidateFunction {
 }
 
 /**
- * Validates `req.body` against a JSON schema compiled once at route registration, then walks
- * it for what no schema should have to say (lone surrogates and NUL characters in any string,
- * a depth safety net). Ajv never descends into free-form values (`freeJson` bounds them
- * iteratively), and its errors are reported in linear time, so no body can stall the loop.
+ * What is checked of a whole body once its schema passed: text no database stores in any field
+ * (NUL, lone surrogates), numbers JSON.parse made infinite (`1e400`), and a safety net on depth.
+ * Its size and its counts were bounded before parsing (jsonBody.ts BODY_STRUCTURE_LIMITS), and
+ * its free-form values by their schema (`freeJson`); no string is bounded by a length of its own.
+ */
+const BODY_LIMITS: JsonLimits = { maxDepth: 64, maxStringLength: Infinity, maxKeys: Infinity, maxArrayItems: Infinity, maxBytes: Infinity };
+
+/**
+ * Reads the JSON body (jsonBody.ts: only now, after the route's credential and access checks)
+ * and validates it against a JSON schema compiled on the route's first request, then walks it
+ * for what no schema should have to say (BODY_LIMITS). Ajv never descends into free-form values
+ * (`freeJson` bounds them iteratively), and its errors are reported in linear time, so no body
+ * can stall the loop. A missing body is validated as `{}`.
  */
 export function validateBody(schema: SchemaObject): RequestHandler {
   const validator = compile(bodyAjv, schema);
   const firstErrorValidator = compile(firstErrorAjv, schema);
-  return (req, _res, next) => {
-    const body: unknown = req.body === undefined ? {} : req.body;
+  return async (req, _res, next) => {
+    const sent: unknown = req.body !== undefined ? req.body : await readJsonBody(req);
+    // No body is an empty one; a body of `null` is not, and its schema refuses it.
+    const body = sent === undefined ? {} : sent;
     const validateToFirstError = firstErrorValidator();
     if (!validateToFirstError(body)) {
       const first = validateToFirstError.errors ?? [];
@@ -92,12 +104,18 @@ export function validateBody(schema: SchemaObject): RequestHandler {
       validate(body);
       return next(validationError(validate.errors, 'body'));
     }
-    const violation = findJsonViolation(body, REQUEST_BODY_LIMITS);
+    const violation = findJsonViolation(body, BODY_LIMITS);
     if (violation) return next(fieldErrors([violation], 'body'));
     req.body = body;
     next();
   };
 }
+
+/** Reads a JSON body without a schema of its own (MCP's JSON-RPC messages), for a handler that checks it itself. */
+export const readJson: RequestHandler = async (req, _res, next) => {
+  req.body ??= await readJsonBody(req);
+  next();
+};
 
 /** Validates and coerces the query string; the result is left in `res.locals.query`. */
 export function validateQuery(schema: SchemaObject): RequestHandler {

@@ -1,5 +1,7 @@
 import type { Extension, onAuthenticatePayload } from '@hocuspocus/server';
-import { owningUserId, type BoardAccess, type BoardGrant } from '../boards/boardAccess.js';
+import { isSharedGuestLink, owningUserId, type BoardAccess, type BoardGrant } from '../boards/boardAccess.js';
+import type { SessionParticipants } from '../boards/sessionParticipants.js';
+import type { Logger } from '../logger.js';
 import { parseDocumentName, type DocumentName } from '../store/documentNames.js';
 import type { FrameDirectory } from '../frames/frameDirectory.js';
 import { AppError, errors } from '../errors.js';
@@ -20,6 +22,8 @@ export class AuthExtension implements Extension {
   constructor(
     private readonly access: BoardAccess,
     private readonly frames: FrameDirectory,
+    private readonly sessions: Pick<SessionParticipants, 'mint'>,
+    private readonly logger: Logger,
   ) {}
 
   async onAuthenticate({ token, documentName, context, connectionConfig }: onAuthenticatePayload): Promise<Partial<SocketContext>> {
@@ -32,6 +36,7 @@ export class AuthExtension implements Extension {
       if (name?.boardId !== grant.board.id) throw errors.unauthorized('The token is not valid for this document');
       document = name;
       this.access.admit(grant);
+      grant = await this.sessionOf(socket, grant);
     } catch (error) {
       const event = error instanceof AppError ? closeEventFor(error) : CloseEvents.Unavailable;
       socket.closeSocket(event);
@@ -49,6 +54,20 @@ export class AuthExtension implements Extension {
       connectionConfig.readOnly = zone === 'read';
     }
     return { grant, boardId: grant.board.id, organizationId: grant.board.organizationId, userId: owningUserId(grant, socket.declared.userId) };
+  }
+
+  /**
+   * A socket of the shared guest link acts as the session participant minted for it, the same
+   * one for every document it opens; where none can be minted it stays an anonymous guest.
+   */
+  private async sessionOf(socket: SocketContext, grant: BoardGrant): Promise<BoardGrant> {
+    if (!isSharedGuestLink(grant)) return grant;
+    socket.admission.session ??= this.sessions.mint(grant, socket.declared.userName).catch((error: unknown) => {
+      this.logger.warn({ err: error, board_id: grant.board.id, socket_id: socket.socketId }, 'session participant not minted');
+      return null;
+    });
+    const session = await socket.admission.session;
+    return session?.grant.board.id === grant.board.id ? session.grant : grant;
   }
 
   /**

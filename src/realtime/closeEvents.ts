@@ -34,6 +34,11 @@ export const CloseEvents = {
    * (component storage): nothing of it was applied. Sending it again gets the same answer.
    */
   InvalidUpdate: { code: 4400, reason: 'invalid-update' },
+  /**
+   * An awareness (presence) update beyond the bounds of awareness states (too big, nested too
+   * deep, not JSON): dropped before any other client or instance saw it.
+   */
+  InvalidAwareness: { code: 4400, reason: 'invalid-awareness' },
   /** The document could not be loaded; nothing was served, reconnect later. */
   Unavailable: { code: 1011, reason: 'document-unavailable' },
 } as const satisfies Record<string, CloseEvent>;

@@ -1,8 +1,9 @@
 import { Redis as RedisExtension } from '@hocuspocus/extension-redis';
-import { isTransactionOrigin, OutgoingMessage, type afterUnloadDocumentPayload, type onChangePayload } from '@hocuspocus/server';
+import { isTransactionOrigin, OutgoingMessage, type afterLoadDocumentPayload, type afterUnloadDocumentPayload, type onChangePayload } from '@hocuspocus/server';
 import { Redis } from 'ioredis';
 import * as Y from 'yjs';
 import type { Logger } from '../logger.js';
+import { redisOptions } from '../store/redisOptions.js';
 
 /** How often a document that keeps changing sends its state vector to the other instances. */
 const STATE_VECTOR_INTERVAL_MS = 1_000;
@@ -70,6 +71,22 @@ class DocumentFanOut extends RedisExtension {
     });
   }
 
+  /**
+   * Every load waits for the extension's subscription to its reply channel, which it makes once,
+   * when constructed. With command timeouts (redisOptions.ts), an instance that started while
+   * Redis was unreachable or stalled would keep that failed subscription, and fail every load
+   * for good: a failed one is made again by the next load.
+   */
+  override async afterLoadDocument(data: afterLoadDocumentPayload): Promise<void> {
+    const extension = this as unknown as { replySubscription: Promise<void>; replyKey(identifier: string): string };
+    const subscriber = this.sub as unknown as { subscribe(channel: string): Promise<unknown> };
+    const channel = extension.replyKey(this.configuration.identifier);
+    extension.replySubscription = extension.replySubscription.catch(async () => {
+      await subscriber.subscribe(channel);
+    });
+    await super.afterLoadDocument(data);
+  }
+
   override async afterUnloadDocument(data: afterUnloadDocumentPayload): Promise<void> {
     this.stateSentAt.delete(data.documentName);
     await super.afterUnloadDocument(data);
@@ -83,7 +100,7 @@ export function documentFanOut(options: { redisUrl: string; identifier: string; 
     {
       // The extension is built against ioredis 5; the client API it uses is the same in 6.
       createClient: () => {
-        const client = new Redis(redisUrl);
+        const client = new Redis(redisUrl, redisOptions());
         client.on('error', (error) => logger.warn({ err: error }, 'document fan-out: Redis error'));
         return client as never;
       },

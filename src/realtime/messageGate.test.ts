@@ -11,7 +11,8 @@ type Call =
   | { kind: 'deliver'; data: Uint8Array }
   | { kind: 'merged'; address: string; count: number }
   | { kind: 'notice'; address: string; coalesced: number }
-  | { kind: 'flooding' };
+  | { kind: 'flooding' }
+  | { kind: 'invalid-awareness'; problem: string };
 
 let time: number;
 let calls: Call[];
@@ -23,6 +24,7 @@ function gate(limits: MessageGateLimits = LIMITS): MessageGate {
       merged: (address, count) => calls.push({ kind: 'merged', address, count }),
       notifyCoalescing: (address, coalesced) => calls.push({ kind: 'notice', address, coalesced }),
       flooding: () => calls.push({ kind: 'flooding' }),
+      invalidAwareness: (problem) => calls.push({ kind: 'invalid-awareness', problem }),
     },
     limits,
     () => time,
@@ -56,7 +58,17 @@ function frame(type: number, write: (encoder: encoding.Encoder) => void): Uint8A
   return encoding.toUint8Array(encoder);
 }
 
-const awareness = (x: number) => frame(MessageType.Awareness, (e) => encoding.writeVarUint8Array(e, new TextEncoder().encode(`{"x":${x}}`)));
+/** An Awareness frame carrying one y-protocols state (client id 7), its JSON text as given. */
+const awarenessText = (json: string) =>
+  frame(MessageType.Awareness, (e) => {
+    const update = encoding.createEncoder();
+    encoding.writeVarUint(update, 1);
+    encoding.writeVarUint(update, 7);
+    encoding.writeVarUint(update, 1);
+    encoding.writeVarString(update, json);
+    encoding.writeVarUint8Array(e, encoding.toUint8Array(update));
+  });
+const awareness = (x: number) => awarenessText(`{"cursor":{"x":${x},"y":0}}`);
 const syncStep1 = () => frame(MessageType.Sync, (e) => (encoding.writeVarUint(e, SyncStep.Step1), encoding.writeVarUint8Array(e, Y.encodeStateVector(new Y.Doc()))));
 const syncStep2 = () => frame(MessageType.Sync, (e) => (encoding.writeVarUint(e, SyncStep.Step2), encoding.writeVarUint8Array(e, Y.encodeStateAsUpdate(new Y.Doc()))));
 const auth = () => frame(MessageType.Auth, (e) => (encoding.writeVarUint(e, 0), encoding.writeVarString(e, 'token')));
@@ -274,6 +286,35 @@ describe('MessageGate', () => {
     const big = encodeStatelessFrame(DOC, { type: 'blob', text: 'x'.repeat(600) });
     for (let n = 0; n < 13; n += 1) subject.receive(big);
     expect(kinds()).toContain('flooding');
+  });
+
+  it('refuses an awareness state beyond the bounds before anything else, delivering nothing after it; one at the bounds passes', () => {
+    const cases = [
+      ['nested deeper than documents allow', `${'{"a":'.repeat(33)}1${'}'.repeat(33)}`, 'awareness state nests deeper than 32 levels'],
+      ['larger than an awareness update may be', JSON.stringify({ name: 'x'.repeat(70_000) }), 'awareness update is larger than 65536 bytes'],
+      ['not JSON', '{"cursor":', 'awareness state is not JSON'],
+    ] as const;
+    for (const [, json, problem] of cases) {
+      calls = [];
+      const subject = gate();
+      subject.receive(awarenessText(json));
+      subject.receive(awareness(1));
+      expect(calls).toEqual([{ kind: 'invalid-awareness', problem }]);
+    }
+    calls = [];
+    const undecodable = gate();
+    undecodable.receive(frame(MessageType.Awareness, (e) => encoding.writeVarUint8Array(e, new Uint8Array([5, 1]))));
+    expect(calls).toEqual([{ kind: 'invalid-awareness', problem: 'awareness update cannot be decoded' }]);
+
+    // At the bounds, and a removed state (null), pass.
+    calls = [];
+    const subject = gate();
+    const deepest = awarenessText(`${'{"a":'.repeat(32)}1${'}'.repeat(32)}`);
+    const removed = awarenessText('null');
+    subject.receive(deepest);
+    subject.receive(removed);
+    expect(delivered()).toEqual([deepest, removed]);
+    subject.close();
   });
 
   it('stops draining once closed', () => {

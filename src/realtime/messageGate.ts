@@ -1,4 +1,5 @@
 import * as Y from 'yjs';
+import { awarenessProblem } from './awarenessBounds.js';
 import { encodeUpdateFrame, MessageType, peekFrame, SyncStep } from './wireFrames.js';
 
 /** Limits of one connection's incoming messages. */
@@ -27,6 +28,8 @@ export interface MessageGateHandlers {
   notifyCoalescing(address: string, coalesced: number): void;
   /** The connection floods far past the limit. */
   flooding(): void;
+  /** An awareness update broke the bounds of presence states (awarenessBounds.ts): nobody received it. */
+  invalidAwareness(problem: string): void;
 }
 
 interface Held {
@@ -44,7 +47,8 @@ interface Held {
  * messages pass at once; beyond it, Yjs updates of a document are merged into one,
  * awareness keeps only its latest state, stateless messages wait in order, and all of it
  * is let through at the allowed rate. Handshake messages (auth, sync steps, close) are
- * never held. A connection sending far beyond the rate is reported as flooding.
+ * never held. A connection sending far beyond the rate is reported as flooding, and one
+ * sending an awareness state beyond the bounds is reported before the state goes anywhere.
  */
 export class MessageGate {
   private tokens: number;
@@ -70,10 +74,14 @@ export class MessageGate {
   receive(data: Uint8Array): void {
     if (this.closed) return;
     const header = peekFrame(data);
+    if (header?.type === MessageType.Awareness) {
+      const problem = awarenessProblem(data);
+      if (problem) return this.refuse(() => this.handlers.invalidAwareness(problem));
+    }
     if (!header || !isRateLimited(header.type, header.syncStep)) return this.handlers.deliver(data);
     this.refill();
     this.floodTokens -= 1;
-    if (this.floodTokens < 0 || this.heldBytes > this.limits.maxHeldBytes) return this.flood();
+    if (this.floodTokens < 0 || this.heldBytes > this.limits.maxHeldBytes) return this.refuse(() => this.handlers.flooding());
     if (this.tokens >= 1 && this.held.size === 0) {
       this.tokens -= 1;
       return this.handlers.deliver(data);
@@ -171,10 +179,11 @@ export class MessageGate {
     this.floodTokens = Math.min(floodCapacity, this.floodTokens + seconds * this.limits.floodPerSecond);
   }
 
-  private flood(): void {
+  /** Lets nothing more through (the socket is being closed) and reports why. */
+  private refuse(report: () => void): void {
     this.close();
     this.held.clear();
-    this.handlers.flooding();
+    report();
   }
 }
 

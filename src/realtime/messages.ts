@@ -39,6 +39,12 @@ export type ServerMessage =
   | { type: 'participant:joined'; participant: ParticipantView; participant_count: number }
   | { type: 'participant:left'; user_id: string; participant_count: number }
   | { type: 'rate-limited'; limit_per_second: number; coalesced: number }
+  /**
+   * Sent once to a socket that joined through the shared guest link: the session participant
+   * minted for it (a zone may be assigned to `participant_id`) and its resume credential, a
+   * board token only this socket was given (present it next time to be the same participant).
+   */
+  | { type: 'session:participant'; participant_id: string; token: string; link: string; expires_at: string }
   /** A notification an AI agent of the board sent (realtime/agentSockets.ts). */
   | ({ type: 'agent:notification' } & AgentNotification)
   /**

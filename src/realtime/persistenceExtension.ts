@@ -5,7 +5,7 @@ import { objectsOf } from '../boards/boardObjects.js';
 import type { Logger } from '../logger.js';
 import type { DocumentStore } from '../store/documentStore.js';
 import { SerialQueue } from '../util/keyedQueue.js';
-import { boardIdOfDocument, isBoardDocument } from './documentContext.js';
+import { boardIdOfDocument } from './documentContext.js';
 import { DocumentLoader } from './documentLoader.js';
 import type { UpdateJournal } from './updateJournal.js';
 
@@ -135,12 +135,12 @@ export class PersistenceExtension implements Extension {
   async afterLoadDocument({ document, documentName }: afterLoadDocumentPayload): Promise<void> {
     // A plain 'update' listener runs synchronously at the end of each transaction, so the
     // update is in the journal before the code that made it can ask whether it is durable.
-    const objectsCount = isBoardDocument(documentName) ? countObjects(document) : () => null;
+    const objectsCount = countObjects(document);
     document.on('update', (update: Uint8Array, origin: unknown, _doc: Y.Doc, transaction: Y.Transaction) => {
       if (this.deleting.has(documentName)) return;
       // Another instance received it and persists it (multi-instance mode).
       if (isTransactionOrigin(origin) && origin.source === 'redis') return;
-      // Every document of a board moves the board's version; its main document also its object count.
+      // Every document of a board moves the board's version and keeps its own object count (the board's or its frame's).
       const board = { id: boardIdOfDocument(documentName), objectsCount: objectsCount() };
       transaction.meta.set(COMMITTED_VERSION, this.journal.record(documentName, update, board));
       this.uncompacted.set(documentName, (this.uncompacted.get(documentName) ?? 0) + 1);
@@ -162,8 +162,8 @@ export class PersistenceExtension implements Extension {
 }
 
 /**
- * The number of objects of a board document, kept up to date from the objects map's own
- * changes: `Y.Map.size` walks every entry, and it was read on every update. The map's
+ * The number of objects of a document (a board's or a zone's), kept up to date from the objects
+ * map's own changes: `Y.Map.size` walks every entry, and it was read on every update. The map's
  * observers run before the document's 'update' listeners, so the count is current there.
  */
 function countObjects(document: Y.Doc): () => number {

@@ -3,6 +3,8 @@ import type { Extension, connectedPayload, onDisconnectPayload } from '@hocuspoc
 import pRetry from 'p-retry';
 import { participantIdentity, type BoardAccess, type BoardGrant, type ParticipantIdentity } from '../boards/boardAccess.js';
 import { participantColor } from '../boards/participantColor.js';
+import { participantName } from '../boards/participantName.js';
+import { presentSessionParticipant } from '../boards/sessionParticipants.js';
 import type { ParticipantHistory } from '../boards/participantHistory.js';
 import type { ParticipantView } from '../boards/ports.js';
 import type { SeatLedger, SeatRelease } from '../store/seatLedger.js';
@@ -17,6 +19,7 @@ import { userOf, type BoardSeat } from './boardSeat.js';
 import { assertNever } from '../util/assertNever.js';
 import type { SeatClaimOutcome, SocketContext } from './socketContext.js';
 import type { SocketMessenger } from './socketMessenger.js';
+import type { ServerMessage } from './messages.js';
 
 /** How a release the ledger did not answer is asked again: after 0.25, 0.5, 1 and 2 s. */
 const RELEASE_RETRIES = { retries: 4, minTimeout: 250, factor: 2 };
@@ -56,12 +59,21 @@ export class PresenceExtension implements Extension {
     const socket = context as SocketContext;
     if (!isBoardDocument(documentName) || !socket.grant) return;
     const { grant } = socket;
+    // Only a host may be a service connection: a guest is always seen by the host.
+    if (socket.presence === 'none' && grant.role === 'host') return;
     const board = grant.board;
     const identity = participantIdentity(grant, socket.declared);
     const key = participantKey(grant, identity, socket.socketId);
     const now = this.deps.clock.now();
     const userId = identity.userId ?? `anonymous-${socket.socketId}`;
-    const view: ParticipantView = { user_id: userId, user_type: identity.userType, role: grant.role, joined_at: now.toISOString(), color: participantColor(userId) };
+    const view: ParticipantView = {
+      user_id: userId,
+      user_name: participantName(identity, grant.role, userId),
+      user_type: identity.userType,
+      role: grant.role,
+      joined_at: now.toISOString(),
+      color: participantColor(userId),
+    };
     const seat: BoardSeat = { organizationId: board.organizationId, view, user: userOf(view, identity, grant.role) };
     const shared = connection.context as SocketContext;
     // Each connection holds the seat under its own id: one socket may open the board document
@@ -76,7 +88,8 @@ export class PresenceExtension implements Extension {
     const shownView = claim.kind === 'held' ? claim.seat.view : view;
     this.deps.registry.join(board.id, { key, view: shownView, identity, role: grant.role }, { socketId: socket.socketId, holderId: shared.seatHolderId }, claim.session, now);
     shared.participantKey = key;
-    // Only a verified user can be assigned a zone as a participant (`assigned_participant_id`).
+    await this.handOverSession(socket, grant, connection);
+    // A participant a link vouches for (personal or session) may be assigned a zone (`assigned_participant_id`).
     if (grant.user) {
       await this.deps.history
         .record(board.id, grant.user.userId, grant.role, now)
@@ -130,6 +143,14 @@ export class PresenceExtension implements Extension {
       default:
         assertNever(claim);
     }
+  }
+
+  /** Gives a socket of the shared guest link the session participant minted for it (authExtension.ts), and its credential. */
+  private async handOverSession(socket: SocketContext, grant: BoardGrant, connection: connectedPayload['connection']): Promise<void> {
+    const session = await socket.admission.session;
+    if (!session || session.user.userId !== grant.user?.userId) return;
+    const message: ServerMessage = { type: 'session:participant', ...presentSessionParticipant(session) };
+    connection.sendStateless(JSON.stringify(message));
   }
 
   /** The socket's seat, or why it may not have one (a full board, or the ledger unreachable). */

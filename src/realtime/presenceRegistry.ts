@@ -146,10 +146,11 @@ export class PresenceRegistry {
     const existing = board.get(agentId);
     if (existing) {
       existing.presence = presence;
+      existing.view = { ...existing.view, user_name: presence.name };
       return { agent: existing, appeared: false };
     }
     const userId = agentUserId(agentId);
-    const view: ParticipantView = { user_id: userId, user_type: 'agent', role: 'guest', joined_at: now.toISOString(), color: participantColor(userId) };
+    const view: ParticipantView = { user_id: userId, user_type: 'agent', role: 'guest', joined_at: now.toISOString(), color: participantColor(userId), user_name: presence.name };
     const agent = { view, presence };
     board.set(agentId, agent);
     return { agent, appeared: true };

@@ -15,6 +15,7 @@ import { DocumentStore } from '../store/documentStore.js';
 import { ActivityExtension } from './activityExtension.js';
 import { AgentAwareness, AgentSocketsAdapter } from './agentSockets.js';
 import { AuthExtension } from './authExtension.js';
+import type { SessionParticipants } from '../boards/sessionParticipants.js';
 import { BoardDocuments } from './boardDocuments.js';
 import type { MessageGateLimits } from './messageGate.js';
 import { ObjectEventsExtension } from './objectEventsExtension.js';
@@ -39,6 +40,8 @@ export interface RealtimeDependencies {
   access: BoardAccess;
   frames: FrameDirectory;
   history: ParticipantHistory;
+  /** Mints the session participant of a socket that joins through the shared guest link. */
+  sessions: Pick<SessionParticipants, 'mint'>;
   /** The object rules (custom object types) every socket write must pass. */
   objectRules: SocketObjectRules;
   bus: EventBus;
@@ -117,7 +120,7 @@ export function createRealtime(deps: RealtimeDependencies): Realtime {
   hocuspocus.configure({
     extensions: [
       ...deps.instance.documentExtensions,
-      new AuthExtension(access, frames),
+      new AuthExtension(access, frames, deps.sessions, logger),
       new WriteCheckExtension(frames, deps.objectRules),
       persistence,
       objectEvents,

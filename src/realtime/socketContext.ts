@@ -1,4 +1,5 @@
 import type { BoardGrant, DeclaredIdentity } from '../boards/boardAccess.js';
+import type { SessionParticipant } from '../boards/sessionParticipants.js';
 import type { CloseEvent } from './closeEvents.js';
 import type { SeatClaim, SeatSession } from '../store/seatLedger.js';
 import type { BoardSeat } from './boardSeat.js';
@@ -27,6 +28,11 @@ export interface SocketContext {
   grant?: BoardGrant;
   /** What the client declares in the socket URL: a display name for presence, never a credential. */
   declared: DeclaredIdentity;
+  /**
+   * `none` when the socket URL says `presence=none`: a host's service connection (an
+   * integration mirroring the board) takes no seat and is never listed as a person.
+   */
+  presence: 'listed' | 'none';
   /** The socket's participant on the board (see presenceExtension.ts), once admitted to the board document. */
   participantKey?: string;
   /** The seat the socket claimed on opening the board document, or why it was refused (presenceExtension.ts). */
@@ -40,7 +46,14 @@ export interface SocketContext {
    * gives each connection a copy of the context, so a grant found by the auth hook (token in
    * the provider's auth message) reaches the socket only through this shared object.
    */
-  admission: { grant?: BoardGrant };
+  admission: {
+    grant?: BoardGrant;
+    /**
+     * The session participant minted for a socket of the shared guest link, once for every
+     * document it opens (null: none could be minted; the socket stays an anonymous guest).
+     */
+    session?: Promise<SessionParticipant | null>;
+  };
   /** Closes the whole socket (every document on it). */
   closeSocket(event: CloseEvent): void;
   /** Fields every connection context has for change attribution (see documentContext.ts). */

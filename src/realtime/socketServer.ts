@@ -71,6 +71,7 @@ export function attachSocketServer(server: Server, deps: SocketServerDependencie
       socketId: randomBytes(8).toString('hex'),
       ...(token ? { urlToken: token } : {}),
       declared: declaredIn(url.searchParams),
+      presence: url.searchParams.get('presence') === 'none' ? 'none' : 'listed',
       subscriptions: { events: null },
       admission: {},
       closeSocket: (event) => ws.close(event.code, event.reason),
@@ -104,6 +105,10 @@ export function attachSocketServer(server: Server, deps: SocketServerDependencie
         flooding: () => {
           log.warn({ socket_id: context.socketId, board_id: context.grant?.board.id }, 'socket flooding; closed');
           ws.close(CloseEvents.RateLimited.code, CloseEvents.RateLimited.reason);
+        },
+        invalidAwareness: (problem) => {
+          log.info({ socket_id: context.socketId, board_id: context.grant?.board.id, problem }, 'awareness state out of bounds; closed');
+          ws.close(CloseEvents.InvalidAwareness.code, CloseEvents.InvalidAwareness.reason);
         },
       },
       deps.gateLimits,

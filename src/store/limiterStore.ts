@@ -4,6 +4,7 @@ import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'r
 import type { Logger } from '../logger.js';
 import { LocalActionWindows, type ActionWindows } from './actionWindows.js';
 import { RedisActionWindows } from './redisActionWindows.js';
+import { redisOptions } from './redisOptions.js';
 
 /** A fixed-window limit: `points` per `durationSeconds`, its keys under `name`. */
 export interface LimiterOptions {
@@ -25,10 +26,11 @@ export interface LimiterStore {
 }
 
 /**
- * How long one Redis command may take before the insurance limiter counts instead: a hung
- * Redis must slow a call by this much at most, never stall it.
+ * How long one Redis command may take before the insurance limiter counts instead: shorter than
+ * the service's (redisOptions.ts), as every API call passes here; a hung Redis must slow a call
+ * by this much at most, never stall it.
  */
-const REDIS_COMMAND_TIMEOUT_MS = 500;
+const LIMITER_COMMAND_TIMEOUT_MS = 500;
 const REDIS_CONNECT_TIMEOUT_MS = 2_000;
 
 function memoryOptions({ name, points, durationSeconds }: LimiterOptions) {
@@ -51,12 +53,15 @@ function memoryStore(): LimiterStore {
 async function redisStore(redisUrl: string, logger: Logger): Promise<LimiterStore> {
   // Loaded only when REDIS_URL is set (ioredis is about 20 MiB resident).
   const { Redis } = await import('ioredis');
-  const client = new Redis(redisUrl, {
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
-    connectTimeout: REDIS_CONNECT_TIMEOUT_MS,
-  });
+  const client = new Redis(
+    redisUrl,
+    redisOptions({
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: LIMITER_COMMAND_TIMEOUT_MS,
+      connectTimeout: REDIS_CONNECT_TIMEOUT_MS,
+    }),
+  );
   watchHealth(client, logger);
   try {
     await once(client, 'ready');

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { InstanceChannel, InstanceChannels } from './instanceChannels.js';
 import type { Logger } from '../logger.js';
+import { redisOptions } from './redisOptions.js';
 
 /** How long start waits for the channels' subscription before going on without it. */
 const SUBSCRIBE_WAIT_MS = 2_000;
@@ -40,8 +41,8 @@ export class RedisChannels implements InstanceChannels {
   static async open(redisUrl: string, prefix: string, logger: Logger): Promise<RedisChannels> {
     // Loaded only in multi-instance mode.
     const { Redis } = await import('ioredis');
-    const publisher = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
-    const subscriber = new Redis(redisUrl);
+    const publisher = new Redis(redisUrl, redisOptions({ maxRetriesPerRequest: 1 }));
+    const subscriber = new Redis(redisUrl, redisOptions());
     for (const client of [publisher, subscriber]) client.on('error', (error) => logger.warn({ err: error }, 'instance channels: Redis error'));
     return new RedisChannels(publisher, subscriber, prefix, logger);
   }

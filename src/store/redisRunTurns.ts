@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../logger.js';
+import { redisOptions } from './redisOptions.js';
 import type { RunTurns } from './runTurns.js';
 
 /** How long a turn is held at most: an instance that dies during one holds it no longer. */
@@ -55,7 +56,7 @@ export class RedisRunTurns implements RunTurns {
 
   static async open(redisUrl: string, options: { prefix: string; logger: Logger; turnTtlMs?: number }): Promise<RedisRunTurns> {
     const { Redis } = await import('ioredis');
-    const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1, commandTimeout: 2_000 });
+    const redis = new Redis(redisUrl, redisOptions({ maxRetriesPerRequest: 1 }));
     redis.on('error', (error) => options.logger.warn({ err: error }, 'run turns: Redis error'));
     return new RedisRunTurns(redis, options.prefix, options.turnTtlMs ?? DEFAULT_TURN_TTL_MS, options.logger);
   }

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
+import { redisOptions } from './redisOptions.js';
 import type { OrphanedSeats, SeatClaim, SeatLedger, SeatRelease, SeatSession } from './seatLedger.js';
 
 /** How long an instance counts as alive after its last heartbeat. */
@@ -129,7 +130,7 @@ export class RedisSeatLedger<Seat> implements SeatLedger<Seat> {
 
   static async open<Seat>(redisUrl: string, options: { prefix: string; instanceId: string; clock: Clock; logger: Logger; ttlMs?: number }): Promise<RedisSeatLedger<Seat>> {
     const { Redis } = await import('ioredis');
-    const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
+    const redis = new Redis(redisUrl, redisOptions({ maxRetriesPerRequest: 1 }));
     redis.on('error', (error) => options.logger.warn({ err: error }, 'seat ledger: Redis error'));
     const ledger = new RedisSeatLedger<Seat>(redis, { ...options, ttlMs: options.ttlMs ?? DEFAULT_INSTANCE_TTL_MS });
     await ledger.heartbeat().catch((error: unknown) => options.logger.warn({ err: error }, 'seat ledger: no first heartbeat'));

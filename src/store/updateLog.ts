@@ -1,6 +1,6 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type pg from 'pg';
-import { boardIdOfDocumentName } from './documentNames.js';
+import { boardIdOfDocumentName, frameIdOfDocument } from './documentNames.js';
 import { pgDriver } from './drivers.js';
 import { openSqliteConnection, sqliteTime, whenUnlocked } from './sqliteConnection.js';
 
@@ -10,7 +10,8 @@ export interface DocumentAppend {
   updates: Uint8Array[];
   /**
    * The board the document belongs to: its `state.version` moves in the same transaction, and
-   * for the board's main document (`objectsCount` set) its object count too.
+   * the document's object count (when set) is kept where it is counted: the board's
+   * `objects_count` for its main document, the frame's for a zone document.
    */
   board?: { id: string; objectsCount: number | null };
 }
@@ -102,6 +103,7 @@ class SqliteUpdateLog implements UpdateLog {
     const bump = this.db.prepare<[number, number | null, string], { state_version: number }>(
       'UPDATE "boards" SET "state_version" = "state_version" + ?, "objects_count" = COALESCE(?, "objects_count") WHERE "id" = ? RETURNING "state_version"',
     );
+    const countFrame = this.db.prepare<[number, string, string]>('UPDATE "frames" SET "objects_count" = ? WHERE "id" = ? AND "board_id" = ?');
     const transaction = this.db.transaction((batch: DocumentAppend[]) => {
       const createdAt = sqliteTime(new Date());
       const results = new Map<string, AppendResult>();
@@ -111,8 +113,10 @@ class SqliteUpdateLog implements UpdateLog {
         for (const update of entry.updates) lastSeq = insert.get(entry.name, boardId, Buffer.from(update), createdAt)!.seq;
         const result: AppendResult = { lastSeq };
         if (entry.board) {
-          const row = bump.get(entry.updates.length, entry.board.objectsCount, entry.board.id);
+          const frameId = frameIdOfDocument(entry.name);
+          const row = bump.get(entry.updates.length, frameId ? null : entry.board.objectsCount, entry.board.id);
           if (row) result.stateVersion = row.state_version;
+          if (frameId && entry.board.objectsCount !== null) countFrame.run(entry.board.objectsCount, frameId, entry.board.id);
         }
         results.set(entry.name, result);
       }
@@ -146,6 +150,7 @@ class PostgresUpdateLog implements UpdateLog {
       }
     }
     const boards = perBoard(batch);
+    const frames = frameCounts(batch);
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');
@@ -163,6 +168,12 @@ class PostgresUpdateLog implements UpdateLog {
             [boards.map((b) => b.id), boards.map((b) => b.updates), boards.map((b) => b.objectsCount)],
           )
         : { rows: [] };
+      if (frames.length > 0) {
+        await client.query(
+          `UPDATE "frames" AS f SET "objects_count" = v.c FROM unnest($1::text[], $2::text[], $3::int[]) AS v(id, board_id, c) WHERE f."id" = v.id AND f."board_id" = v.board_id`,
+          [frames.map((f) => f.id), frames.map((f) => f.boardId), frames.map((f) => f.objectsCount)],
+        );
+      }
       await client.query('COMMIT');
       const results = new Map<string, AppendResult>();
       for (const row of inserted.rows) {
@@ -230,8 +241,16 @@ function perBoard(batch: DocumentAppend[]): Array<{ id: string; updates: number;
     if (!entry.board) continue;
     const board = boards.get(entry.board.id) ?? { id: entry.board.id, updates: 0, objectsCount: null };
     board.updates += entry.updates.length;
-    if (entry.board.objectsCount !== null) board.objectsCount = entry.board.objectsCount;
+    if (entry.board.objectsCount !== null && !frameIdOfDocument(entry.name)) board.objectsCount = entry.board.objectsCount;
     boards.set(board.id, board);
   }
   return [...boards.values()];
+}
+
+/** The object counts zone documents of the batch reported, one per frame (a batch holds a document once). */
+function frameCounts(batch: DocumentAppend[]): Array<{ id: string; boardId: string; objectsCount: number }> {
+  return batch.flatMap((entry) => {
+    const frameId = frameIdOfDocument(entry.name);
+    return frameId && entry.board && entry.board.objectsCount !== null ? [{ id: frameId, boardId: entry.board.id, objectsCount: entry.board.objectsCount }] : [];
+  });
 }

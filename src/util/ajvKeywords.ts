@@ -1,18 +1,22 @@
 import type { ErrorObject, FuncKeywordDefinition } from 'ajv';
-import { FREE_JSON_LIMITS, findJsonViolation } from './jsonBounds.js';
+import { FREE_JSON_LIMITS, findJsonViolation, STORED_JSON_LIMITS, type JsonLimits } from './jsonBounds.js';
 
 /**
- * `freeJson: true` marks a free-form value (an object's `data`, `external_data`, component
- * `props`…): whatever its shape, it must stay within FREE_JSON_LIMITS (depth, lengths, keys,
- * items, size), so nothing stored can break a reader later.
+ * `freeJson` marks a free-form value: whatever its shape, it must stay within its bounds, so
+ * nothing stored can break a reader later. `true`: a value that may enter a live board document
+ * (an object's `data`, agent action parameters), within FREE_JSON_LIMITS like every document
+ * value. `'stored'`: a value kept as a field of a record (`external_data`, component `props`),
+ * within STORED_JSON_LIMITS (its depth; the request body bounds the rest).
  */
 export const freeJsonKeyword: FuncKeywordDefinition = {
   keyword: 'freeJson',
-  schemaType: 'boolean',
+  schemaType: ['boolean', 'string'],
+  metaSchema: { enum: [true, false, 'stored'] },
   errors: true,
-  validate: function freeJson(enabled: boolean, data: unknown, _schema?: unknown, context?: { instancePath: string }) {
-    if (!enabled) return true;
-    const violation = findJsonViolation(data, FREE_JSON_LIMITS);
+  validate: function freeJson(kind: boolean | 'stored', data: unknown, _schema?: unknown, context?: { instancePath: string }) {
+    if (kind === false) return true;
+    const limits: JsonLimits = kind === 'stored' ? STORED_JSON_LIMITS : FREE_JSON_LIMITS;
+    const violation = findJsonViolation(data, limits);
     if (!violation) return true;
     const inside = violation.field === '(body)' ? '' : `/${violation.field.replace(/\./g, '/')}`;
     (freeJson as unknown as { errors: Partial<ErrorObject>[] }).errors = [

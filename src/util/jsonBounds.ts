@@ -11,39 +11,42 @@
 export interface JsonLimits {
   /** Levels of objects and arrays; `{}` is one level, `{a:{}}` two. */
   maxDepth: number;
-  /** Characters of one string (keys included). */
+  /** Characters of one string (keys included); Infinity for none. */
   maxStringLength: number;
-  /** Keys of one object. */
+  /** Keys of one object; Infinity for none. */
   maxKeys: number;
-  /** Items of one array. */
+  /** Items of one array; Infinity for none. */
   maxArrayItems: number;
   /** Approximate size of the whole value written as JSON, in bytes; Infinity for none. */
   maxBytes: number;
 }
 
 /**
- * Free-form values: an object's `data`, `external_data`, `mock_external_data`, component
- * `props`, provider `headers`, and every value a socket writes into a board document.
+ * Free-form values that may enter a live board document: an object's `data` (REST, agents),
+ * and every value a socket writes into a board document. A value's size is what a document
+ * pays for (every client receives it, every edit rewrites it), so it is bounded as a whole;
+ * one string in it is bounded by that size only, not by a length of its own.
  */
 export const FREE_JSON_LIMITS: JsonLimits = {
   maxDepth: 32,
-  maxStringLength: 100_000,
+  maxStringLength: Infinity,
   maxKeys: 1_000,
   maxArrayItems: 10_000,
   maxBytes: 1_048_576,
 };
 
 /**
- * A whole request body, walked after its schema passed (so its free-form values are already
- * within FREE_JSON_LIMITS and the rest is as shallow as the schema): this catches text no
- * database stores in every field, and keeps a safety net on depth. The body parser caps the
- * size (10 MB).
+ * Free-form values kept as a field of a stored record, never in a live document: a board's
+ * `external_data` and `mock_external_data`, a pinned component's `props`. Only the request
+ * body bounds their size and their counts (http/jsonBody.ts: 10 MB, its values counted before
+ * parsing); their depth is bounded for the recursive readers that meet them later
+ * (`JSON.stringify`, webhook receivers, components).
  */
-export const REQUEST_BODY_LIMITS: JsonLimits = {
-  maxDepth: 64,
-  maxStringLength: FREE_JSON_LIMITS.maxStringLength,
-  maxKeys: FREE_JSON_LIMITS.maxKeys,
-  maxArrayItems: FREE_JSON_LIMITS.maxArrayItems,
+export const STORED_JSON_LIMITS: JsonLimits = {
+  maxDepth: FREE_JSON_LIMITS.maxDepth,
+  maxStringLength: Infinity,
+  maxKeys: Infinity,
+  maxArrayItems: Infinity,
   maxBytes: Infinity,
 };
 

@@ -78,7 +78,8 @@ describe('browser client: the host edits frames, pages report their view', () =>
     const view = await viewportOf(guest.page);
     const located = await eventually(async () => {
       const { body } = await server.api('GET', `/boards/${board.board_uuid}?includeParticipants=true&includeObjects=false`);
-      const watcher = (body.participants as any[]).find((participant) => participant.user_id === 'watcher');
+      // A guest of the shared link is listed under the participant id the service minted; its declared name shows.
+      const watcher = (body.participants as any[]).find((participant) => participant.user_name === 'Watcher');
       const bounds = watcher?.location?.viewportBounds;
       return bounds && Math.abs(bounds.x - view.x) <= 2 && Math.abs(bounds.y - view.y) <= 2 ? watcher.location : null;
     });

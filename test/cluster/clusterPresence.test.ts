@@ -1,9 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import type { BusEvent } from '../../src/events/types.js';
 import { createBoard, instancesForSuite, tokenOf } from '../helpers/fixtures.js';
-import { connectBoardClient, openSessions, type BoardClient } from '../helpers/realtimeClient.js';
-import { startServiceProcess } from '../helpers/serviceProcess.js';
+import { connectBoardClient, openSessions, sessionParticipantOf, type BoardClient } from '../helpers/realtimeClient.js';
+import { killRunningServices, startServiceProcess } from '../helpers/serviceProcess.js';
 import { postgresServerUrl } from '../helpers/testDatabase.js';
 import { eventually, type TestServer } from '../helpers/testServer.js';
 
@@ -23,6 +23,8 @@ describe.skipIf(!runs)('presence across two instances (needs DATABASE_URL=postgr
     keyPrefix = prefix;
     return {};
   }, clock);
+  // A test that fails before it kills its service process must not leave it running.
+  afterEach(killRunningServices);
 
   const participantIds = async (server: TestServer, boardId: string) => {
     // The boards are the first instance's organization's: its key, on either instance.
@@ -44,16 +46,18 @@ describe.skipIf(!runs)('presence across two instances (needs DATABASE_URL=postgr
     await teacher.saved();
     const student = connect(second, board.access_links.guest, board.board_uuid, { user_id: 'student' });
     await student.saved();
+    const studentId = await sessionParticipantOf(student);
 
-    const joined = await eventually(() => joinedMessage(teacher, 'student'));
+    const joined = await eventually(() => joinedMessage(teacher, studentId));
+    expect(joined!.participant).toMatchObject({ user_name: 'student' });
     expect(joined!.participant_count).toBe(2);
-    expect(await participantIds(first, board.board_uuid)).toEqual(['student', 'teacher']);
-    expect(await participantIds(second, board.board_uuid)).toEqual(['student', 'teacher']);
+    expect(await participantIds(first, board.board_uuid)).toEqual([studentId, 'teacher'].sort());
+    expect(await participantIds(second, board.board_uuid)).toEqual([studentId, 'teacher'].sort());
     const listed = await second.api('GET', '/boards', undefined, { 'x-api-key': first.apiKey });
     expect(listed.body.find((item: { board_uuid: string }) => item.board_uuid === board.board_uuid)?.participants_count).toBe(2);
 
     student.destroy();
-    const left = await eventually(() => teacher.messages.find((message) => message.type === 'participant:left' && message.user_id === 'student'));
+    const left = await eventually(() => teacher.messages.find((message) => message.type === 'participant:left' && message.user_id === studentId));
     expect(left!.participant_count).toBe(1);
     await eventually(async () => (await participantIds(first, board.board_uuid)).join() === 'teacher');
   });
@@ -81,7 +85,7 @@ describe.skipIf(!runs)('presence across two instances (needs DATABASE_URL=postgr
     // A host is always let in, on either instance.
     const host = connect(second, board.access_links.host, board.board_uuid, { user_id: 'host' });
     await host.saved();
-    expect(await participantIds(first, board.board_uuid)).toEqual(['host', 'one', 'two']);
+    expect(await participantIds(first, board.board_uuid)).toEqual(['host', await sessionParticipantOf(one), await sessionParticipantOf(two)].sort());
   });
 
   it('raises session.started and session.ended once for the board, and each participant event once', async () => {
@@ -111,22 +115,24 @@ describe.skipIf(!runs)('presence across two instances (needs DATABASE_URL=postgr
       CLUSTER_KEY_PREFIX: keyPrefix,
       BOOTSTRAP_API_KEY: `wb_test_${keyPrefix.replace(/\W/g, '')}`,
       LOG_LEVEL: 'silent',
+      PORT: '0',
     });
     const teacher = connect(first, board.access_links.host, board.board_uuid, { user_id: 'teacher' });
     await teacher.saved();
     const stranded = connectBoardClient({ url: `${killed.url.replace(/^http/, 'ws')}/api/v1/realtime?token=${tokenOf(board.access_links.guest)}&user_id=stranded`, name: board.board_uuid });
     clients.push(stranded);
     await stranded.saved();
-    await eventually(() => joinedMessage(teacher, 'stranded'));
+    const strandedId = await sessionParticipantOf(stranded);
+    await eventually(() => joinedMessage(teacher, strandedId));
 
     await killed.stop('SIGKILL');
     stranded.destroy();
     // Nobody has let go of the seat: it is still counted until the killed instance's heartbeat runs out.
-    expect(await participantIds(first, board.board_uuid)).toEqual(['stranded', 'teacher']);
+    expect(await participantIds(first, board.board_uuid)).toEqual([strandedId, 'teacher'].sort());
 
     clock.set(new Date(Date.now() + 60_000));
     await Promise.all([first.app.seats.sweepOrphans(), second.app.seats.sweepOrphans()]);
-    const left = await eventually(() => teacher.messages.find((message) => message.type === 'participant:left' && message.user_id === 'stranded'));
+    const left = await eventually(() => teacher.messages.find((message) => message.type === 'participant:left' && message.user_id === strandedId));
     expect(left!.participant_count).toBe(1);
     expect(await participantIds(second, board.board_uuid)).toEqual(['teacher']);
     await eventually(() => eventsOf('participant.left', board.board_uuid).length === 1);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { createBoard, instancesForSuite, postFrame } from '../helpers/fixtures.js';
-import { addObject, type BoardClient } from '../helpers/realtimeClient.js';
+import { addObject, sessionParticipantOf, type BoardClient } from '../helpers/realtimeClient.js';
 import { postgresServerUrl } from '../helpers/testDatabase.js';
 import { eventually } from '../helpers/testServer.js';
 import { startWebhookReceiver, type ReceivedRequest } from '../helpers/webhookReceiver.js';
@@ -69,7 +69,9 @@ describe.skipIf(!runs)('two instances on PostgreSQL and Redis (needs DATABASE_UR
     await onFirst.saved();
     const onSecond = connect(second, board.access_links.guest, board.board_uuid, { user_id: 'guest-on-second' });
     await onSecond.saved();
-    await eventually(() => onFirst.messages.some((message) => message.type === 'participant:joined' && message.participant?.user_id === 'guest-on-second'));
+    const minted = await sessionParticipantOf(onSecond);
+    const joined = await eventually(() => onFirst.messages.find((message) => message.type === 'participant:joined' && message.participant?.user_id === minted));
+    expect(joined!.participant.user_name).toBe('guest-on-second');
   });
 
   it('closes the sockets on both instances when a session ends on one', async () => {

@@ -165,6 +165,19 @@ describe('POST /boards/:id/frames', () => {
     expect(query.status).toBe(201);
     expect(await listNames(`/boards/${board.board_uuid}/frames`)).toEqual(['By guest', 'By query']);
   });
+
+  it('refuses a guest creating a locked frame (host-only, as PATCH is) and creates nothing; lock_mode none is the default and passes', async () => {
+    const board = await newBoard();
+    const path = `/boards/${board.board_uuid}/frames`;
+    for (const lock_mode of ['soft', 'hard']) {
+      expectErrorBody(await asGuest(board, 'POST', path, { name: `Locked ${lock_mode}`, lock_mode }), { statusCode: 403, error: 'Forbidden', path: `/api/v1${path}` });
+    }
+    expect(await listNames(`${path}?includeArchived=true`)).toEqual([]);
+    const unlocked = await asGuest(board, 'POST', path, { name: 'Unlocked', lock_mode: 'none' });
+    expect(unlocked.status).toBe(201);
+    expect(unlocked.body).toMatchObject({ name: 'Unlocked', lock_mode: 'none' });
+    expect((await createFrame(board.board_uuid, { name: 'Host lock', lock_mode: 'hard' })).lock_mode).toBe('hard');
+  });
 });
 
 describe('GET /boards/:id/frames', () => {
@@ -355,6 +368,19 @@ describe('POST /boards/:id/frames/:fid/clone', () => {
     const noBody = await server.api('POST', `/boards/${board.board_uuid}/frames/${source.id}/clone`);
     expect(noBody.status).toBe(201);
     expect(noBody.body).toMatchObject({ name: 'Frame (Copy)', bounds_x: 5, bounds_y: 6 });
+  });
+
+  it("gives a guest's clone of a locked frame no lock (only the host locks frames); the host's clone keeps the lock", async () => {
+    const board = await newBoard();
+    const source = await createFrame(board.board_uuid, { name: 'Locked', lock_mode: 'hard' });
+    const path = `/boards/${board.board_uuid}/frames/${source.id}/clone`;
+    const byGuest = await asGuest(board, 'POST', path, { name: 'Guest copy' });
+    expect(byGuest.status).toBe(201);
+    expect(byGuest.body).toMatchObject({ name: 'Guest copy', lock_mode: 'none', parent_frame_id: source.id });
+    expect(await getFrame(board.board_uuid, byGuest.body.id)).toMatchObject({ lock_mode: 'none' });
+    const byHost = await server.api('POST', path, { name: 'Host copy' });
+    expect(byHost.status).toBe(201);
+    expect(byHost.body).toMatchObject({ name: 'Host copy', lock_mode: 'hard' });
   });
 
   it('does not copy the objects of the source frame', async () => {

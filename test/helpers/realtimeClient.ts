@@ -214,3 +214,9 @@ export async function openSessions(url: string, name: string, token: string, ses
       }),
   };
 }
+
+/** The participant id the server minted for a client that joined with the shared guest link (`session:participant`). */
+export async function sessionParticipantOf(client: BoardClient): Promise<string> {
+  const message = await eventually(() => client.messages.find((m) => m.type === 'session:participant'), 10_000);
+  return String(message?.participant_id);
+}

@@ -5,7 +5,7 @@ import { ManualClock } from '../../src/clock.js';
 import { openDatabase } from '../../src/store/database.js';
 import { ISO_TIMESTAMP, expectErrorBody } from '../helpers/assertions.js';
 import { serverForSuite, type CreatedBoard, tokenOf, createBoard } from '../helpers/fixtures.js';
-import { addObject, connectBoardClient, type BoardClient } from '../helpers/realtimeClient.js';
+import { addObject, connectBoardClient, sessionParticipantOf, type BoardClient } from '../helpers/realtimeClient.js';
 import { eventually, request, type PersonalLink } from '../helpers/testServer.js';
 
 /**
@@ -238,7 +238,7 @@ describe('a personal link acts as the guest it names', () => {
     });
   });
 
-  it('reports a shared-link guest as anonymous, with its declared id as a display name and no external ids', async () => {
+  it('reports a shared-link guest as an anonymous session participant, its declared name as display name and no external ids', async () => {
     const board = await newBoard();
     const client = connect(tokenOf(board.access_links.guest), board.board_uuid, { user_id: 'student-7', user_name: 'Ada', external_user_id: 'lms-77', external_source: 'moodle' });
     await client.synced();
@@ -246,7 +246,7 @@ describe('a personal link acts as the guest it names', () => {
       server.events.find((event) => event.name === 'participant.joined' && event.payload.board_id === board.board_uuid),
     );
     expect(joined!.payload).toMatchObject({
-      user: { user_id: 'student-7', user_name: 'Ada', user_role: 'guest', user_type: 'anonymous', external_user_id: null, external_source: null },
+      user: { user_id: await sessionParticipantOf(client), user_name: 'Ada', user_role: 'guest', user_type: 'anonymous', external_user_id: null, external_source: null },
     });
   });
 });

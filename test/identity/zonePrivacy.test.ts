@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { expectErrorBody } from '../helpers/assertions.js';
 import { serverForSuite, tokenOf } from '../helpers/fixtures.js';
-import { addObject, connectBoardClient, type BoardClient } from '../helpers/realtimeClient.js';
+import { addObject, connectBoardClient, sessionParticipantOf, type BoardClient } from '../helpers/realtimeClient.js';
 import { eventually, request } from '../helpers/testServer.js';
 
 /**
@@ -162,7 +162,7 @@ describe('presence', () => {
     const participants = async () => (await server.api('GET', `/boards/${room.boardId}?includeParticipants=true`)).body.participants as Array<Record<string, unknown>>;
     const both = await eventually(async () => ((await participants()).length === 2 ? participants() : undefined));
     expect(both!.map((p) => [p.user_id, p.user_type]).sort()).toEqual([
-      ['student-1', 'anonymous'],
+      [await sessionParticipantOf(impostor), 'anonymous'],
       ['student-1', 'authenticated'],
     ]);
 

@@ -60,7 +60,7 @@ describe('the Boards API answers as documented', () => {
       const read = await api.call('GET /boards/{boardId}', { params: { boardId }, query: { includeParticipants: 'true', includeObjects: 'false' } });
       return (read.body.participants as unknown[]).length === 1 ? read.body.participants : null;
     });
-    expect(participants[0]).toMatchObject({ user_id: 'ann', role: 'guest' });
+    expect(participants[0]).toMatchObject({ user_id: expect.stringMatching(/^guest-/), user_name: 'Ann', role: 'guest' });
   });
 
   it('refuses as documented', async () => {
@@ -119,6 +119,10 @@ describe('personal links answer as documented', () => {
     expect((await api.call('POST /boards/{boardId}/participant-links', { params: { boardId }, body: { external_source: 'lms' } })).status).toBe(400);
     expect((await api.call('GET /boards/{boardId}/participant-links', { params: { boardId }, ...asBearer(guest) })).status).toBe(403);
     expect((await api.call('DELETE /boards/{boardId}/participant-links/{userId}', { params: { boardId, userId: 'nobody' } })).status).toBe(404);
+    const session = { params: { boardId }, body: { user_name: 'Kim' }, ...asBearer(guest) };
+    expect((await api.call('POST /boards/{boardId}/session-participants', session)).status).toBe(201);
+    expect((await api.call('POST /boards/{boardId}/session-participants', { params: { boardId }, body: {} })).status).toBe(403);
+    expect((await api.call('POST /boards/{boardId}/session-participants', { ...session, body: { user_name: 7 } })).status).toBe(400);
   });
 });
 

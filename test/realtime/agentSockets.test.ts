@@ -5,7 +5,7 @@ import * as Y from 'yjs';
 import type { AgentNotification, AgentPresence } from '../../src/agents/ports.js';
 import { ManualClock } from '../../src/clock.js';
 import { createBoard, postFrame, serverForSuite, tokenOf, type CreatedBoard } from '../helpers/fixtures.js';
-import { addObject, type BoardClient } from '../helpers/realtimeClient.js';
+import { addObject, sessionParticipantOf, type BoardClient } from '../helpers/realtimeClient.js';
 import { eventually } from '../helpers/testServer.js';
 
 /**
@@ -56,12 +56,13 @@ describe('activity of participants', () => {
     const board = await createBoard(server, 'Activity');
     const joinedAt = clock.now();
     const student = await joined(board, 'guest', { user_id: 'ada' });
-    expect(lastActiveOf(board, 'ada')).toEqual(joinedAt);
+    const ada = await sessionParticipantOf(student);
+    expect(lastActiveOf(board, ada)).toEqual(joinedAt);
 
     const editedAt = later();
     addObject(student.doc, { id: randomUUID() });
     await student.saved();
-    await eventually(() => lastActiveOf(board, 'ada')?.getTime() === editedAt.getTime());
+    await eventually(() => lastActiveOf(board, ada)?.getTime() === editedAt.getTime());
   });
 
   it('counts an edit in a zone document, opened on the same socket, as activity', async () => {
@@ -85,30 +86,32 @@ describe('activity of participants', () => {
   it('counts a changed awareness state as activity, not the renewal of an unchanged one', async () => {
     const board = await createBoard(server, 'Awareness activity');
     const student = await joined(board, 'guest', { user_id: 'ada' });
+    const ada = await sessionParticipantOf(student);
     const awareness = student.provider.awareness!;
 
     const movedAt = later();
     awareness.setLocalStateField('cursor', { x: 10, y: 20 });
-    await eventually(() => lastActiveOf(board, 'ada')?.getTime() === movedAt.getTime());
+    await eventually(() => lastActiveOf(board, ada)?.getTime() === movedAt.getTime());
 
     later();
     // What y-protocols sends every 15 s to stay listed: the same state with a newer clock.
     awareness.setLocalState(awareness.getLocalState());
     await drained(student);
-    expect(lastActiveOf(board, 'ada')).toEqual(movedAt);
+    expect(lastActiveOf(board, ada)).toEqual(movedAt);
 
     const movedAgainAt = later();
     awareness.setLocalStateField('cursor', { x: 11, y: 20 });
-    await eventually(() => lastActiveOf(board, 'ada')?.getTime() === movedAgainAt.getTime());
+    await eventually(() => lastActiveOf(board, ada)?.getTime() === movedAgainAt.getTime());
   });
 
   it('counts a reported location as activity', async () => {
     const board = await createBoard(server, 'Location activity');
     const student = await joined(board, 'guest', { user_id: 'ada' });
+    const ada = await sessionParticipantOf(student);
     const reportedAt = later();
     student.sendStateless(location(null));
     await drained(student);
-    expect(lastActiveOf(board, 'ada')).toEqual(reportedAt);
+    expect(lastActiveOf(board, ada)).toEqual(reportedAt);
   });
 
   it('lists people only, with their locations, and when the session started', async () => {
@@ -118,12 +121,13 @@ describe('activity of participants', () => {
     await joined(board, 'host', { user_id: 'teacher' });
     later();
     const student = await joined(board, 'guest', { user_id: 'ada' });
+    const ada = await sessionParticipantOf(student);
     student.sendStateless(location(null));
     await drained(student);
     sockets().showAgent(board.board_uuid, 'helper', presence('helper'));
 
     const people = sockets().participants(board.board_uuid);
-    expect(people.map((p) => p.user_id)).toEqual(['teacher', 'ada']);
+    expect(people.map((p) => p.user_id)).toEqual(['teacher', ada]);
     expect(people[1]).toMatchObject({ user_type: 'anonymous', role: 'guest', location: { frameId: null } });
     expect(sockets().sessionStartedAt(board.board_uuid)).toEqual(startedAt);
     sockets().showAgent(board.board_uuid, 'helper', null);
@@ -135,6 +139,7 @@ describe('participant.moved', () => {
     const board = await createBoard(server, 'Moves');
     const frame = await postFrame(server, board.board_uuid);
     const student = await joined(board, 'guest', { user_id: 'ada' });
+    const ada = await sessionParticipantOf(student);
     const moves = () => server.events.flatMap((e) => (e.name === 'participant.moved' && e.payload.board_id === board.board_uuid ? [e.payload] : []));
 
     student.sendStateless(location(null));
@@ -143,7 +148,7 @@ describe('participant.moved', () => {
     student.sendStateless(location(null));
     await drained(student);
 
-    const scope = { board_id: board.board_uuid, organization_id: server.organizationId, user_id: 'ada', user_role: 'guest' };
+    const scope = { board_id: board.board_uuid, organization_id: server.organizationId, user_id: ada, user_role: 'guest' };
     expect(moves()).toEqual([
       { ...scope, from_frame_id: null, to_frame_id: frame.id },
       { ...scope, from_frame_id: frame.id, to_frame_id: null },
@@ -168,7 +173,8 @@ async function classroom() {
   const studentTab = join(board, { token: link.token });
   await studentTab.synced();
   const visitor = await joined(board, 'guest', { user_id: 'visitor' });
-  return { board, teacher, student, studentTab, visitor, everyone: [teacher, student, studentTab, visitor] };
+  const visitorId = await sessionParticipantOf(visitor);
+  return { board, teacher, student, studentTab, visitor, visitorId, everyone: [teacher, student, studentTab, visitor] };
 }
 
 describe('notify', () => {
@@ -189,7 +195,7 @@ describe('notify', () => {
 
   it('reaches the named users with `users`, by personal link or shown id', async () => {
     const room = await classroom();
-    const reached = sockets().notify(room.board.board_uuid, NOTIFICATION, { kind: 'users', userIds: ['student-1', 'visitor', 'absent'] });
+    const reached = sockets().notify(room.board.board_uuid, NOTIFICATION, { kind: 'users', userIds: ['student-1', room.visitorId, 'visitor', 'absent'] });
     expect(reached).toBe(2);
     await eventually(() => [room.student, room.studentTab, room.visitor].every((client) => received(client, 'agent:notification').length === 1));
     await drained(room.teacher);
@@ -215,7 +221,7 @@ describe('navigate', () => {
     await drained(room.teacher);
     expect(received(room.teacher, 'frame:navigate')).toEqual([]);
 
-    expect(sockets().navigate(boardId, 'frame-3', false, 'agent:agent-1', { kind: 'users', userIds: ['visitor'] })).toBe(1);
+    expect(sockets().navigate(boardId, 'frame-3', false, 'agent:agent-1', { kind: 'users', userIds: [room.visitorId] })).toBe(1);
     await eventually(() => received(room.visitor, 'frame:navigate').length === 2);
     await drained(room.student);
     expect(received(room.student, 'frame:navigate')).toHaveLength(1);
@@ -240,13 +246,14 @@ describe('visible agents', () => {
   it('are listed and counted as participants over REST and announced to sockets, until withdrawn', async () => {
     const board = await createBoard(server, 'Shown');
     const student = await joined(board, 'guest', { user_id: 'ada' });
+    const ada = await sessionParticipantOf(student);
     const shownAt = clock.now().toISOString();
     sockets().showAgent(board.board_uuid, 'helper', presence('helper'));
 
-    const view = { user_id: 'agent:helper', user_type: 'agent', role: 'guest', joined_at: shownAt, color: expect.stringMatching(/^#[0-9a-f]{6}$/i) };
+    const view = { user_id: 'agent:helper', user_name: 'helper bot', user_type: 'agent', role: 'guest', joined_at: shownAt, color: expect.stringMatching(/^#[0-9a-f]{6}$/i) };
     const read = await readBoard(board);
     expect(read.participants_count).toBe(2);
-    expect(read.participants).toEqual([expect.objectContaining({ user_id: 'ada' }), view]);
+    expect(read.participants).toEqual([expect.objectContaining({ user_id: ada, user_name: 'ada' }), view]);
     await eventually(() => received(student, 'participant:joined').length === 1);
     expect(received(student, 'participant:joined')).toEqual([{ type: 'participant:joined', participant: view, participant_count: 2 }]);
 
@@ -255,7 +262,7 @@ describe('visible agents', () => {
     await eventually(() => received(student, 'participant:left').length === 1);
     expect(received(student, 'participant:joined')).toHaveLength(1);
     expect(received(student, 'participant:left')).toEqual([{ type: 'participant:left', user_id: 'agent:helper', participant_count: 1 }]);
-    expect((await readBoard(board)).participants.map((p) => p.user_id)).toEqual(['ada']);
+    expect((await readBoard(board)).participants.map((p) => p.user_id)).toEqual([ada]);
   });
 
   it('take no seat and start no session: a board for one person still admits one', async () => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import type { BusEvent, EventName } from '../../src/events/types.js';
 import { serverForSuite, type CreatedBoard, createBoard, tokenOf } from '../helpers/fixtures.js';
-import { addObject, connectBoardClient, openSessions, type BoardClient } from '../helpers/realtimeClient.js';
+import { addObject, connectBoardClient, openSessions, sessionParticipantOf, type BoardClient } from '../helpers/realtimeClient.js';
 import { eventually } from '../helpers/testServer.js';
 
 const START = new Date('2031-03-01T09:00:00.000Z');
@@ -30,6 +30,7 @@ const student = (board: CreatedBoard, userId: string, fields?: Record<string, st
 
 interface Participant {
   user_id: string;
+  user_name: string;
   user_type: string;
   role: string;
   joined_at: string;
@@ -78,18 +79,18 @@ const listedCount = async (board: CreatedBoard) =>
   )?.participants_count;
 
 describe('participants of a board', () => {
-  it('lists connected participants with user_id, user_type, role, joined_at and a hex color', async () => {
+  it('lists connected participants with user_id, user_name, user_type, role, joined_at and a hex color', async () => {
     const board = await newBoard();
     const joinedAt = clock.now().toISOString();
     await joinAs(board, 'host', { user_id: 'teacher-1' }, 1);
     await joinAs(board, await student(board, 'student-1'), {}, 2);
-    await joinAs(board, 'guest', { user_id: 'visitor' }, 3);
+    const visitor = await sessionParticipantOf(await joinAs(board, 'guest', { user_id: 'visitor' }, 3));
 
     const participants = await participantsOnceThere(board, 3);
     expect(participants).toEqual([
-      { user_id: 'teacher-1', user_type: 'authenticated', role: 'host', joined_at: joinedAt, color: expect.stringMatching(HEX_COLOR) },
-      { user_id: 'student-1', user_type: 'authenticated', role: 'guest', joined_at: joinedAt, color: expect.stringMatching(HEX_COLOR) },
-      { user_id: 'visitor', user_type: 'anonymous', role: 'guest', joined_at: joinedAt, color: expect.stringMatching(HEX_COLOR) },
+      { user_id: 'teacher-1', user_name: 'teacher-1', user_type: 'authenticated', role: 'host', joined_at: joinedAt, color: expect.stringMatching(HEX_COLOR) },
+      { user_id: 'student-1', user_name: 'student-1', user_type: 'authenticated', role: 'guest', joined_at: joinedAt, color: expect.stringMatching(HEX_COLOR) },
+      { user_id: visitor, user_name: 'visitor', user_type: 'anonymous', role: 'guest', joined_at: joinedAt, color: expect.stringMatching(HEX_COLOR) },
     ]);
 
     const withoutFlag = await readBoard(board, '');
@@ -124,12 +125,15 @@ describe('participants of a board', () => {
 
   it('counts each shared-link socket as a participant of its own, whatever id it declares', async () => {
     const board = await newBoard();
-    await joinAs(board, 'guest', { user_id: 'same' }, 1);
-    await joinAs(board, 'guest', { user_id: 'same' }, 2);
-    expect((await participantsOnceThere(board, 2)).map((p) => [p.user_id, p.user_type])).toEqual([
-      ['same', 'anonymous'],
-      ['same', 'anonymous'],
+    const first = await sessionParticipantOf(await joinAs(board, 'guest', { user_id: 'same' }, 1));
+    const second = await sessionParticipantOf(await joinAs(board, 'guest', { user_id: 'same' }, 2));
+    expect(first).not.toBe(second);
+    // The declared id is only a display name: the service minted each participant's id.
+    expect((await participantsOnceThere(board, 2)).map((p) => [p.user_id, p.user_name, p.user_type])).toEqual([
+      [first, 'same', 'anonymous'],
+      [second, 'same', 'anonymous'],
     ]);
+    expect([first, second]).not.toContain('same');
   });
 
   it('counts two sockets of the same personal link as one participant until the last of them closes', async () => {
@@ -172,8 +176,8 @@ describe('board config rules for joining', () => {
 
   it('closes a third distinct guest with 4409 board-full when max_participants is 2, but lets a host in', async () => {
     const board = await newBoard({ config: { max_participants: 2 } });
-    await joinAs(board, 'guest', { user_id: 'g1' }, 1);
-    await joinAs(board, 'guest', { user_id: 'g2' }, 2);
+    const g1 = await sessionParticipantOf(await joinAs(board, 'guest', { user_id: 'g1' }, 1));
+    const g2 = await sessionParticipantOf(await joinAs(board, 'guest', { user_id: 'g2' }, 2));
 
     const third = connect(board, 'guest', { user_id: 'g3' });
     expect(await firstClose(third)).toEqual({ code: 4409, reason: 'board-full' });
@@ -182,13 +186,13 @@ describe('board config rules for joining', () => {
 
     const host = await joinAs(board, 'host', { user_id: 'teacher' }, 3);
     expect(host.closes).toEqual([]);
-    expect((await participantsOnceThere(board, 3)).map((p) => p.user_id)).toEqual(['g1', 'g2', 'teacher']);
-    expect((await eventsOnceThere('participant.joined', board, 3)).map((e) => e.user.user_id)).toEqual(['g1', 'g2', 'teacher']);
+    expect((await participantsOnceThere(board, 3)).map((p) => p.user_id)).toEqual([g1, g2, 'teacher']);
+    expect((await eventsOnceThere('participant.joined', board, 3)).map((e) => e.user.user_id)).toEqual([g1, g2, 'teacher']);
   });
 
   it('gives the last seat to exactly one of several guests connecting at the same time', async () => {
     const board = await newBoard({ config: { max_participants: 2 } });
-    await joinAs(board, 'guest', { user_id: 'seated' }, 1);
+    const seatedId = await sessionParticipantOf(await joinAs(board, 'guest', { user_id: 'seated' }, 1));
     const racers = ['r1', 'r2', 'r3', 'r4'].map((id) => connect(board, 'guest', { user_id: id }));
 
     await eventually(() => racers.filter((racer) => racer.closes.length > 0).length === 3, 10_000);
@@ -196,8 +200,8 @@ describe('board config rules for joining', () => {
     for (const racer of racers.filter((r) => r !== winner)) expect(racer.closes).toEqual([{ code: 4409, reason: 'board-full' }]);
     await winner!.synced();
     const seated = await participantsOnceThere(board, 2);
-    expect(seated[0]!.user_id).toBe('seated');
-    expect(['r1', 'r2', 'r3', 'r4']).toContain(seated[1]!.user_id);
+    expect(seated[0]!.user_id).toBe(seatedId);
+    expect(seated[1]).toMatchObject({ user_id: await sessionParticipantOf(winner!), user_name: `r${racers.indexOf(winner!) + 1}` });
   });
 
   it('lets a guest already in a full board open another socket', async () => {
@@ -289,19 +293,23 @@ describe('participant and session events', () => {
       { user_id: 'teacher-6', external_source: 'moodle' },
       { user_id: 'teacher-6', user_role: 'host', user_type: 'authenticated' },
     ],
+    // A shared-link guest is reported under the id the service minted for it (checked below), never the one it declares.
+    ['anonymous, its declared id a display name, for a shared-link guest', 'guest', { user_id: 'student-5' }, { user_name: 'student-5', user_role: 'guest', user_type: 'anonymous' }],
     [
-      'anonymous, its declared id a display name and no external ids, for a shared-link guest',
+      'anonymous, its declared name shown and no external ids, for a shared-link guest',
       'guest',
       { user_id: 'student-5', user_name: 'Ada', external_user_id: 'lms-5', external_source: 'moodle' },
-      { user_id: 'student-5', user_name: 'Ada', user_role: 'guest', user_type: 'anonymous' },
+      { user_name: 'Ada', user_role: 'guest', user_type: 'anonymous' },
     ],
-    ['anonymous without any id', 'guest', {}, { user_id: expect.any(String), user_role: 'guest', user_type: 'anonymous' }],
-    ['anonymous, with no external ids, for an external_source alone', 'guest', { external_source: 'moodle' }, { user_id: expect.any(String), user_role: 'guest', user_type: 'anonymous' }],
+    ['anonymous without any id', 'guest', {}, { user_role: 'guest', user_type: 'anonymous' }],
+    ['anonymous, with no external ids, for an external_source alone', 'guest', { external_source: 'moodle' }, { user_role: 'guest', user_type: 'anonymous' }],
   ] as const)('reports user_type %s in participant.joined', async (_case, role, params, expected) => {
     const board = await newBoard();
-    await joinAs(board, role, params, 1);
+    const client = await joinAs(board, role, params, 1);
     const [joined] = await eventsOnceThere('participant.joined', board, 1);
-    expect(joined!.user).toEqual({ user_name: null, external_user_id: null, external_source: null, ...expected });
+    const minted = role === 'guest' ? { user_id: await sessionParticipantOf(client) } : {};
+    expect(joined!.user).toEqual({ user_name: null, external_user_id: null, external_source: null, ...minted, ...expected });
+    expect(joined!.user.user_id).toMatch(role === 'guest' ? /^guest-[\w-]{16}$/ : /^teacher-\d$/);
     expect(joined!.board.external_data).toBeNull();
     expect(joined!.participant_count).toBe(1);
   });
@@ -310,6 +318,7 @@ describe('participant and session events', () => {
     const board = await newBoard();
     const host = await joinAs(board, 'host', { user_id: 'h' }, 1);
     const guest = await joinAs(board, 'guest', { user_id: 'g' }, 2);
+    const g = await sessionParticipantOf(guest);
     const startedAt = clock.now().toISOString();
     clock.advance(90_000);
     const endedAt = clock.now().toISOString();
@@ -319,7 +328,7 @@ describe('participant and session events', () => {
     expect(eventsOf('participant.left', board)[0]).toMatchObject({
       board_id: board.board_uuid,
       organization_id: server.organizationId,
-      user: { user_id: 'g', user_role: 'guest' },
+      user: { user_id: g, user_name: 'g', user_role: 'guest' },
       participant_count: 1,
     });
     expect(eventsOf('session.ended', board)).toEqual([]);
@@ -335,17 +344,17 @@ describe('participant and session events', () => {
       ended_at: endedAt,
       session_duration_seconds: 90,
     });
-    expect(eventsOf('participant.left', board).map((e) => e.user.user_id)).toEqual(['g', 'h']);
+    expect(eventsOf('participant.left', board).map((e) => e.user.user_id)).toEqual([g, 'h']);
   });
 
   it('ends the session when the host ends it over REST, and the next join starts a new one', async () => {
     const board = await newBoard();
     await joinAs(board, 'host', { user_id: 'h' }, 1);
-    await joinAs(board, 'guest', { user_id: 'g' }, 2);
+    const g = await sessionParticipantOf(await joinAs(board, 'guest', { user_id: 'g' }, 2));
     expect((await server.api('POST', `/boards/${board.board_uuid}/end-session`)).status).toBe(200);
 
     expect(await participantsOnceThere(board, 0)).toEqual([]);
-    expect((await eventsOnceThere('participant.left', board, 2)).map((e) => e.user.user_id).sort()).toEqual(['g', 'h']);
+    expect((await eventsOnceThere('participant.left', board, 2)).map((e) => e.user.user_id).sort()).toEqual([g, 'h'].sort());
     const [ended] = await eventsOnceThere('session.ended', board, 1);
     await joinAs(board, 'guest', { user_id: 'g' }, 1);
     const [, second] = await eventsOnceThere('session.started', board, 2);
@@ -368,15 +377,17 @@ describe('presence messages on the socket', () => {
     const board = await newBoard();
     const host = await joinAs(board, 'host', { user_id: 'teacher' }, 1);
     const guest = await joinAs(board, 'guest', { user_id: 'pupil' }, 2);
+    const pupilId = await sessionParticipantOf(guest);
 
     const joined = await eventually(() => host.messages.find((m) => m.type === 'participant:joined'));
-    const [pupil] = (await participantsOnceThere(board, 2)).filter((p) => p.user_id === 'pupil');
+    const [pupil] = (await participantsOnceThere(board, 2)).filter((p) => p.user_id === pupilId);
+    expect(pupil).toMatchObject({ user_name: 'pupil', role: 'guest' });
     expect(joined).toEqual({ type: 'participant:joined', participant: pupil, participant_count: 2 });
     expect(guest.messages.filter((m) => m.type === 'participant:joined')).toEqual([]);
 
     guest.destroy();
     const left = await eventually(() => host.messages.find((m) => m.type === 'participant:left'));
-    expect(left).toEqual({ type: 'participant:left', user_id: 'pupil', participant_count: 1 });
+    expect(left).toEqual({ type: 'participant:left', user_id: pupilId, participant_count: 1 });
   });
 
   it("relays one client's awareness fields to another client", async () => {

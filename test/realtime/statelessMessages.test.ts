@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ISO_TIMESTAMP } from '../helpers/assertions.js';
 import { serverForSuite } from '../helpers/fixtures.js';
-import { connectBoardClient, openSessions, type BoardClient } from '../helpers/realtimeClient.js';
+import { connectBoardClient, openSessions, sessionParticipantOf, type BoardClient } from '../helpers/realtimeClient.js';
 import { eventually } from '../helpers/testServer.js';
 
 /**
@@ -167,12 +167,13 @@ describe('participant:location', () => {
 
   it('relays a guest location with its user_id to the hosts but not to other guests', async () => {
     const room = await openRoom();
+    const student = await sessionParticipantOf(room.student);
     room.student.sendStateless({ type: 'participant:location', ...location });
 
     await eventually(() => [room.teacher, room.assistant].every((host) => received(host, 'participant:location').length === 1));
     for (const host of [room.teacher, room.assistant]) {
       expect(received(host, 'participant:location')).toEqual([
-        { type: 'participant:location', user_id: 'student', ...location, at: expect.stringMatching(ISO_TIMESTAMP) },
+        { type: 'participant:location', user_id: student, ...location, at: expect.stringMatching(ISO_TIMESTAMP) },
       ]);
     }
     for (const client of [room.classmate, room.student]) {
@@ -184,6 +185,7 @@ describe('participant:location', () => {
 
   it('shows the last reported location of a participant in GET /boards/:id?includeParticipants=true', async () => {
     const room = await openRoom();
+    const [student, classmate] = [await sessionParticipantOf(room.student), await sessionParticipantOf(room.classmate)];
     room.student.sendStateless({ type: 'participant:location', frameId: 'frame-1', viewportBounds: { x: 0, y: 0, width: 800, height: 600 } });
     room.student.sendStateless({ type: 'participant:location', ...location });
     room.classmate.sendStateless({ type: 'participant:location', frameId: null, viewportBounds: { x: 5, y: 5, width: 100, height: 100 } });
@@ -192,16 +194,17 @@ describe('participant:location', () => {
     const res = await server.api('GET', `/boards/${room.boardId}?includeParticipants=true`);
     expect(res.status).toBe(200);
     const byUser = Object.fromEntries((res.body.participants as Array<Record<string, any>>).map((p) => [p.user_id, p]));
-    expect(Object.keys(byUser).sort()).toEqual(['assistant', 'classmate', 'student', 'teacher']);
-    expect(byUser.student).toEqual({
-      user_id: 'student',
+    expect(Object.keys(byUser).sort()).toEqual(['assistant', classmate, student, 'teacher'].sort());
+    expect(byUser[student]).toEqual({
+      user_id: student,
+      user_name: 'student',
       user_type: 'anonymous',
       role: 'guest',
       joined_at: expect.stringMatching(ISO_TIMESTAMP),
       color: expect.stringMatching(/^#[0-9a-f]{6}$/i),
       location: { ...location, at: expect.stringMatching(ISO_TIMESTAMP) },
     });
-    expect(byUser.classmate.location).toMatchObject({ frameId: null, viewportBounds: { x: 5, y: 5, width: 100, height: 100 } });
+    expect(byUser[classmate].location).toMatchObject({ frameId: null, viewportBounds: { x: 5, y: 5, width: 100, height: 100 } });
     expect(byUser.teacher).not.toHaveProperty('location');
   });
 
@@ -211,14 +214,17 @@ describe('participant:location', () => {
     const token = new URL(guestLink).searchParams.get('token')!;
     const socket = await openSessions(server.socketUrl(guestLink, { user_id: 'pupil' }), room.boardId, token, ['first', 'second']);
     try {
-      await eventually(() => received(room.teacher, 'participant:joined').some((message) => message.participant.user_id === 'pupil'));
+      // The raw socket reads no stateless messages: its minted id is the one listed under its declared name.
+      const joined = await eventually(() => received(room.teacher, 'participant:joined').find((message) => message.participant.user_name === 'pupil'));
+      const pupil = String(joined!.participant.user_id);
+      expect(pupil).toMatch(/^guest-/);
       await socket.closeSession('first');
       socket.sendStateless('second', { type: 'participant:location', ...location });
       await eventually(() => received(room.teacher, 'participant:location').length === 1);
-      expect(received(room.teacher, 'participant:location')[0]).toMatchObject({ user_id: 'pupil', ...location });
+      expect(received(room.teacher, 'participant:location')[0]).toMatchObject({ user_id: pupil, ...location });
       const read = await server.api('GET', `/boards/${room.boardId}?includeParticipants=true`);
-      expect((read.body.participants as Array<Record<string, any>>).find((p) => p.user_id === 'pupil')?.location).toMatchObject(location);
-      expect(received(room.teacher, 'participant:left').filter((message) => message.user_id === 'pupil')).toEqual([]);
+      expect((read.body.participants as Array<Record<string, any>>).find((p) => p.user_id === pupil)?.location).toMatchObject(location);
+      expect(received(room.teacher, 'participant:left').filter((message) => message.user_id === pupil)).toEqual([]);
     } finally {
       await socket.close();
     }

@@ -106,6 +106,29 @@ export function registerUpdateLogContract(open: () => ContractDatabase): void {
       expect(await boardCounters(database, boardId)).toEqual({ stateVersion: 3, objectsCount: 3 });
     });
 
+    it('keeps a zone document’s object count on its frame, moving its board’s state_version but not the board’s own objects_count', async () => {
+      const database = open().current;
+      const boardId = await insertBoard(database);
+      const frameId = randomUUID();
+      const now = new Date();
+      await database.prisma.frame.create({
+        data: { id: frameId, boardId, name: 'Zone', boundsX: 0, boundsY: 0, boundsWidth: 400, boundsHeight: 400, lockMode: 'none', visibility: 'active', zoneVisibility: 'visible', zoneVersion: 1, createdAt: now, updatedAt: now },
+      });
+      const zone = `${boardId}/zones/${frameId}`;
+      const { updates: written } = updates(3);
+      await store().append([
+        { name: boardId, updates: updates(1).updates, board: { id: boardId, objectsCount: 1 } },
+        { name: zone, updates: written.slice(0, 2), board: { id: boardId, objectsCount: 2 } },
+      ]);
+      const frameCount = async () => (await database.prisma.frame.findUniqueOrThrow({ where: { id: frameId } })).objectsCount;
+      expect(await boardCounters(database, boardId)).toEqual({ stateVersion: 3, objectsCount: 1 });
+      expect(await frameCount()).toBe(2);
+      const last = await store().append([{ name: zone, updates: written.slice(2), board: { id: boardId, objectsCount: 3 } }]);
+      expect(last.get(zone)!.stateVersion).toBe(4);
+      expect(await boardCounters(database, boardId)).toEqual({ stateVersion: 4, objectsCount: 1 });
+      expect(await frameCount()).toBe(3);
+    });
+
     it('leaves the counters alone for a zone document and stores the update of a board that has no row', async () => {
       const database = open().current;
       const boardId = await insertBoard(database);

@@ -1,4 +1,4 @@
-import { BoardApi } from '../api.js';
+import type { BoardApi } from '../api.js';
 import { deviceKeyOf, type BoardLink } from '../boardLink.js';
 import { mountComponents } from '../components/mountComponents.js';
 import { PointerTools, type Tool } from '../input/pointerTools.js';
@@ -15,7 +15,7 @@ import { CursorLayer } from '../view/cursors.js';
 import { Scene } from '../view/scene.js';
 import { Connection } from './connection.js';
 import { bindShortcuts } from './shortcuts.js';
-import { declaredIdentity, forgetStartup, rememberFrames, startup, type StartupState } from './startup.js';
+import { asSessionParticipant, declaredIdentity, forgetStartup, rememberFrames, type StartupState } from './startup.js';
 import { handleServerMessage } from './messageHandler.js';
 import { act, closeZone, reconcileZones, redrawAll, redrawFrames, redrawObjects, fitContent } from './boardView.js';
 import { ViewportRules, boundsOf } from './viewportRules.js';
@@ -35,15 +35,14 @@ const REFUSALS: Record<EditRefusal, string> = {
 export async function openBoard(link: BoardLink, hooks: PageHooks): Promise<void> {
   const deviceKey = await deviceKeyOf(link);
   const declared = declaredIdentity(link);
-  const api = new BoardApi(link, declared);
-  const started = await startup(api, deviceKey);
+  const { api, started, link: actingLink } = await asSessionParticipant(link, deviceKey, declared);
   if (started.kind !== 'ready') {
     hooks.unavailable = started.kind === 'gone' ? 'invalid-token' : 'offline';
     return showUnavailable(started.kind === 'gone' ? started.message : null, deviceKey);
   }
   const state = started.state;
   if (state.staleCopy) await forgetDeviceCopies(deviceKey);
-  const page = assemble(link, state, deviceKey, api, declared);
+  const page = assemble(actingLink, state, deviceKey, api, declared);
   startDocuments(page);
   hooks.page = page;
 }
@@ -51,7 +50,7 @@ export async function openBoard(link: BoardLink, hooks: PageHooks): Promise<void
 function assemble(link: BoardLink, state: StartupState, deviceKey: string, api: BoardApi, declared: { userId: string; userName: string | null }): BoardPage {
   const { me } = state;
   const userId = me.user_id ?? declared.userId;
-  const userName = me.user_name ?? declared.userName ?? (me.role === 'host' ? 'Host' : `Guest ${userId.slice(-4)}`);
+  const userName = displayName(me, userId, declared.userName);
   document.title = `${me.title} · Whiteboard`;
   $('#board-title').textContent = me.title;
   document.body.dataset.role = me.role;
@@ -76,7 +75,7 @@ function assemble(link: BoardLink, state: StartupState, deviceKey: string, api: 
   const editor = new BoardEditor(link.boardId, documents, frames, () => userId, me.role === 'host');
   const board = documents.open(link.boardId, false, true);
   editor.track(board);
-  const presence = new Presence(board.provider, { id: userId, name: userName, color: me.color, role: me.role });
+  const presence = new Presence(board.provider, { id: userId, name: userName, color: me.color, role: me.role, renamable: me.credential !== 'personal_link' });
   const send = (message: object) => board.provider.sendStateless(JSON.stringify(message));
   const components = mountComponents({ link, scene, camera, documents, editor, role: me.role, send });
   const viewport = new ViewportRules(camera, frames, { isHost: me.role === 'host', warning: $('#lock-warning'), send });
@@ -114,6 +113,12 @@ function assemble(link: BoardLink, state: StartupState, deviceKey: string, api: 
     page.redrawFrames();
   });
   return page;
+}
+
+/** A personal link shows its user as the link names it; anyone else as the name it chose. */
+function displayName(me: StartupState['me'], userId: string, chosen: string | null): string {
+  if (me.credential === 'personal_link') return me.user_name ?? userId;
+  return me.user_name ?? chosen ?? (me.role === 'host' ? 'Host' : `Guest ${userId.slice(-4)}`);
 }
 
 /** The people list and the cursors, redrawn as presence changes. */

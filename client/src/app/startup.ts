@@ -40,10 +40,42 @@ export function rememberFrames(deviceKey: string, frames: FrameRecord[]): void {
   localStorage.setItem(`${deviceKey}:frames`, JSON.stringify(frames));
 }
 
+/**
+ * The link this device acts under: the shared guest link's holder becomes the session
+ * participant minted for this device (its resume credential kept on the device with the
+ * board), so a reload or an offline reopen is the same participant and keeps its zone.
+ */
+export async function asSessionParticipant(link: BoardLink, deviceKey: string, declared: Declared): Promise<{ api: BoardApi; started: Startup; link: BoardLink }> {
+  const stored = localStorage.getItem(`${deviceKey}:session`);
+  if (stored) {
+    const session = { ...link, token: stored };
+    const api = new BoardApi(session, declared);
+    const started = await startup(api, deviceKey);
+    // Forgotten by the server (a board's oldest sessions are): join through the shared link again.
+    if (!(started.kind === 'gone' && started.status === 401)) return { api, started, link: session };
+    localStorage.removeItem(`${deviceKey}:session`);
+  }
+  const api = new BoardApi(link, declared);
+  const started = await startup(api, deviceKey);
+  if (started.kind !== 'ready' || started.state.me.credential !== 'guest_link' || started.state.fromDevice) return { api, started, link };
+  try {
+    const minted = await api.startSession(declared.userName);
+    localStorage.setItem(`${deviceKey}:session`, minted.token);
+    const session = { ...link, token: minted.token };
+    const sessionApi = new BoardApi(session, declared);
+    return { api: sessionApi, started: await startup(sessionApi, deviceKey), link: session };
+  } catch {
+    return { api, started, link }; // no session (the board's limit): an anonymous guest, as the link is
+  }
+}
+
+type Declared = { userId: string; userName: string | null };
+
 /** Forgets what startup kept for this board and credential. */
 export function forgetStartup(deviceKey: string): void {
   localStorage.removeItem(`${deviceKey}:me`);
   localStorage.removeItem(`${deviceKey}:frames`);
+  localStorage.removeItem(`${deviceKey}:session`);
 }
 
 /** The display identity a shared guest link declares: a random id kept on the device, and a name if one is known. */

@@ -9,6 +9,8 @@ export interface Person {
   agent: boolean;
   thinking: boolean;
   self: boolean;
+  /** This page's own entry, when its name is its own to choose (a personal link's is the link's). */
+  renamable: boolean;
 }
 
 /** A remote cursor: board coordinates, from the awareness state of another page. */
@@ -36,8 +38,12 @@ export interface ParticipantView {
   user_type: string;
   role: 'host' | 'guest';
   color: string;
+  /** The name the server lists it under (given with a personal link, declared, or `Guest …`). */
   user_name?: string | null;
 }
+
+/** People whose name a link gives: the name they are listed under is the server's, not one their page chose. */
+const NAMED_BY_LINK = new Set(['verified-student', 'authenticated']);
 
 /**
  * The server lets 10 messages a second through per socket (README "Rate limit"); the cursor takes
@@ -62,7 +68,7 @@ export class Presence {
 
   constructor(
     private readonly provider: HocuspocusProvider,
-    private readonly me: { id: string; name: string; color: string; role: 'host' | 'guest' },
+    private readonly me: { id: string; name: string; color: string; role: 'host' | 'guest'; renamable: boolean },
   ) {
     provider.setAwarenessField('user', { id: me.id, name: me.name, color: me.color });
     provider.awareness?.on('change', () => {
@@ -113,11 +119,13 @@ export class Presence {
 
   people(): Person[] {
     const people = new Map<string, Person>();
-    people.set(this.me.id, { id: this.me.id, name: this.me.name, color: this.me.color, role: this.me.role, agent: false, thinking: false, self: true });
+    const { id: myId, name: myName, color: myColor, role: myRole, renamable } = this.me;
+    people.set(myId, { id: myId, name: myName, color: myColor, role: myRole, agent: false, thinking: false, self: true, renamable });
     for (const view of this.joined.values()) {
       if (people.has(view.user_id)) continue;
       const agent = view.user_type === 'agent';
-      people.set(view.user_id, { id: view.user_id, name: view.user_name ?? view.user_id, color: view.color, role: view.role, agent, thinking: false, self: false });
+      const person = { id: view.user_id, name: view.user_name ?? view.user_id, color: view.color, role: view.role, agent, thinking: false, self: false, renamable: false };
+      people.set(view.user_id, person);
     }
     for (const user of this.awarenessUsers()) {
       const id = typeof user.id === 'string' ? user.id : null;
@@ -125,14 +133,16 @@ export class Presence {
       const known = people.get(id);
       const agent = user.agent === true;
       if (!known && !agent) continue; // a page whose participant has left
+      const linkNamed = known !== undefined && NAMED_BY_LINK.has(this.joined.get(id)?.user_type ?? '');
       people.set(id, {
         id,
-        name: typeof user.name === 'string' ? user.name : (known?.name ?? id),
+        name: !linkNamed && typeof user.name === 'string' ? user.name : (known?.name ?? id),
         color: typeof user.color === 'string' ? user.color : (known?.color ?? '#64748b'),
         role: known?.role ?? null,
         agent,
         thinking: user.isThinking === true,
         self: false,
+        renamable: false,
       });
     }
     return [...people.values()];

@@ -14,13 +14,13 @@ export function renderPeople(list: HTMLElement, people: Person[], rename: (name:
       item.style.setProperty('--color', person.color);
       const dot = Object.assign(document.createElement('span'), { className: 'dot', ariaHidden: 'true' });
       item.append(dot);
-      if (person.self) {
+      if (person.renamable) {
         const input = Object.assign(document.createElement('input'), { value: person.name, ariaLabel: 'Your name', maxLength: 60 });
         input.addEventListener('change', () => rename(input.value.trim() || person.name));
         item.append(input, Object.assign(document.createElement('span'), { className: 'tag', textContent: 'you' }));
       } else {
         item.append(Object.assign(document.createElement('span'), { className: 'name', textContent: person.name }));
-        const tag = person.agent ? (person.thinking ? 'thinking…' : 'agent') : person.role === 'host' ? 'host' : null;
+        const tag = person.self ? 'you' : person.agent ? (person.thinking ? 'thinking…' : 'agent') : person.role === 'host' ? 'host' : null;
         if (tag) item.append(Object.assign(document.createElement('span'), { className: 'tag', textContent: tag }));
       }
       return item;

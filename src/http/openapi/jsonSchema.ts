@@ -1,5 +1,6 @@
 import type { SchemaObject } from 'ajv';
-import { FREE_JSON_LIMITS } from '../../util/jsonBounds.js';
+import { FREE_JSON_LIMITS, STORED_JSON_LIMITS } from '../../util/jsonBounds.js';
+import { JSON_BODY_LIMIT_BYTES } from '../jsonBody.js';
 
 /** A JSON Schema 2020-12 object as OpenAPI 3.1 publishes it. */
 export type JsonSchema = Record<string, unknown>;
@@ -23,11 +24,14 @@ const SUBSCHEMA_LIST = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
 /** Keywords whose value maps names to subschemas. */
 const SUBSCHEMA_MAP = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
 
-/** What the ajv keyword `freeJson` (util/ajvKeywords.ts) enforces, in words: OpenAPI has no keyword for it. */
-export const FREE_JSON_NOTE =
-  `Free-form JSON, bounded: at most ${FREE_JSON_LIMITS.maxDepth} levels deep, ${FREE_JSON_LIMITS.maxKeys.toLocaleString('en')} keys per object, ` +
-  `${FREE_JSON_LIMITS.maxArrayItems.toLocaleString('en')} items per array, strings up to ${FREE_JSON_LIMITS.maxStringLength.toLocaleString('en')} characters, ` +
-  `${FREE_JSON_LIMITS.maxBytes / 1_048_576} MiB in all.`;
+/** What the ajv keyword `freeJson` (util/ajvKeywords.ts) enforces, in words, by its value: OpenAPI has no keyword for it. */
+export const FREE_JSON_NOTES: Record<'true' | 'stored', string> = {
+  true:
+    `Free-form JSON that enters the board's live document, bounded like every document value: at most ${FREE_JSON_LIMITS.maxDepth} levels deep, ` +
+    `${FREE_JSON_LIMITS.maxKeys.toLocaleString('en')} keys per object, ${FREE_JSON_LIMITS.maxArrayItems.toLocaleString('en')} items per array, ` +
+    `${FREE_JSON_LIMITS.maxBytes / 1_048_576} MiB in all.`,
+  stored: `Free-form JSON, at most ${STORED_JSON_LIMITS.maxDepth} levels deep; only the request body bounds its size (${JSON_BODY_LIMIT_BYTES / 1_048_576} MB).`,
+};
 
 /**
  * A route's ajv schema as an OpenAPI 3.1 Schema Object (JSON Schema 2020-12): a copy, with the
@@ -43,8 +47,9 @@ export function openApiSchema(schema: SchemaObject | JsonSchema | boolean, at = 
     if (keyword === 'freeJson') continue;
     translated[keyword] = translateKeyword(keyword, value, at);
   }
-  if (schema.freeJson === true) {
-    translated.description = typeof schema.description === 'string' ? `${schema.description} ${FREE_JSON_NOTE}` : FREE_JSON_NOTE;
+  if (schema.freeJson === true || schema.freeJson === 'stored') {
+    const note = FREE_JSON_NOTES[schema.freeJson === true ? 'true' : 'stored'];
+    translated.description = typeof schema.description === 'string' ? `${schema.description} ${note}` : note;
   }
   return translated;
 }

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { SchemaObject } from 'ajv';
 import { PERSONAS } from '../../agents/agent.js';
 import { lazy } from '../../util/lazy.js';
+import { BODY_STRUCTURE_LIMITS, JSON_BODY_LIMIT_BYTES } from '../jsonBody.js';
 import { ERROR_SCHEMAS, errorResponseName, errorResponses } from './errorResponses.js';
 import { openApiSchema, schemaRef, type JsonSchema } from './jsonSchema.js';
 import { CREDENTIALS, SECURITY_SCHEMES } from './openApiSecurity.js';
@@ -33,6 +34,13 @@ protocol (Yjs): the document name is the \`board_uuid\`, or \`<board_uuid>/zones
 student zone's private document. A personal link's token (or \`user_id\`, \`user_name\`,
 \`external_user_id\`, \`external_source\` in the URL next to a shared link) says who the participant
 is. An invalid or expired token closes the socket with code 1008.
+
+**Requests** are checked in one order: the credential (401), then what it may reach (the board,
+frame, agent or component: 403, 404, 410), and only then the query and the body (400, 413): a
+caller refused a resource gets the same answer whatever it sent. A JSON body may hold up to
+${JSON_BODY_LIMIT_BYTES / 1_048_576} MB and ${BODY_STRUCTURE_LIMITS.maxValues.toLocaleString('en')} values (counted as their brackets, commas and colons);
+a body refused for its size is answered 413 and the rest of it read and dropped before the
+connection closes.
 
 **Errors** use one body everywhere (\`statusCode\`, \`message\`, \`error\`, optional \`details[]\`,
 \`timestamp\`, \`path\`); each status is listed on the operations that answer it. A 503 asks

@@ -1,6 +1,7 @@
-import { Router, type RequestHandler } from 'express';
+import { Router } from 'express';
 import { callerOf } from '../boardCaller.js';
-import { validateBody, validateQuery } from '../validate.js';
+import { route, type Access, type BoardScope } from '../routeSteps.js';
+import { validateQuery } from '../validate.js';
 import { presentAgent, presentAgentListItem } from '../../agents/agent.js';
 import type { AgentService } from '../../agents/agentService.js';
 import {
@@ -15,16 +16,19 @@ import {
 
 /**
  * The "AI agents" endpoints, mounted at /api/v1/boards: `…/<board_id>/agents[/<id>[/…]]`.
- * `boardAuth` accepts the organization's API key or a board token; only a host manages agents.
+ * `scope.credential` accepts the organization's API key or a board token; only a host manages agents.
  */
-export function agentRoutes(agents: AgentService, boardAuth: RequestHandler): Router {
+export function agentRoutes(agents: AgentService, scope: BoardScope): Router {
   const router = Router();
+  const boardAuth = scope.credential;
   const ids = (params: Record<string, unknown>) => [String(params.boardId), String(params.agentId)] as const;
+  /** The agent, for the board's host (AgentService.get). */
+  const agent: Access = (caller, params) => agents.get(caller, ...ids(params));
   const full = (agent: Parameters<typeof presentAgent>[0]) => presentAgent(agent, agents.isThinking(agent.id));
 
-  router.post('/:boardId/agents', boardAuth, validateBody(createAgentSchema), async (req, res) => {
+  router.post('/:boardId/agents', ...route({ credential: boardAuth, access: scope.host('manage agents'), body: createAgentSchema }, async (req, res) => {
     res.status(201).json(full(await agents.create(callerOf(res), String(req.params.boardId), req.body as CreateAgentInput)));
-  });
+  }));
 
   router.get('/:boardId/agents', boardAuth, async (req, res) => {
     const list = await agents.list(callerOf(res), String(req.params.boardId));
@@ -35,9 +39,9 @@ export function agentRoutes(agents: AgentService, boardAuth: RequestHandler): Ro
     res.json(full(await agents.get(callerOf(res), ...ids(req.params))));
   });
 
-  router.patch('/:boardId/agents/:agentId', boardAuth, validateBody(updateAgentSchema), async (req, res) => {
+  router.patch('/:boardId/agents/:agentId', ...route({ credential: boardAuth, access: agent, body: updateAgentSchema }, async (req, res) => {
     res.json(full(await agents.update(callerOf(res), ...ids(req.params), req.body as UpdateAgentInput)));
-  });
+  }));
 
   router.delete('/:boardId/agents/:agentId', boardAuth, async (req, res) => {
     await agents.remove(callerOf(res), ...ids(req.params));
@@ -64,9 +68,9 @@ export function agentRoutes(agents: AgentService, boardAuth: RequestHandler): Ro
     res.json(await agents.stats(callerOf(res), ...ids(req.params)));
   });
 
-  router.post('/:boardId/ai/generate', boardAuth, validateBody(generateInputSchema), async (req, res) => {
+  router.post('/:boardId/ai/generate', ...route({ credential: boardAuth, access: scope.host('manage agents'), body: generateInputSchema }, async (req, res) => {
     res.status(201).json(await agents.generate(callerOf(res), String(req.params.boardId), req.body as GenerateInput));
-  });
+  }));
 
   return router;
 }

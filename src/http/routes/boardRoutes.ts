@@ -1,8 +1,9 @@
 import { Router, type RequestHandler } from 'express';
 import type { RequestHandler as Middleware } from 'express';
-import { callerOf, identityOf } from '../boardCaller.js';
+import { callerOf, credentialOf, identityOf } from '../boardCaller.js';
 import { participantColor } from '../../boards/participantColor.js';
-import { validateBody, validateQuery } from '../validate.js';
+import { validateQuery } from '../validate.js';
+import { CREDENTIAL_ONLY, route, type BoardScope } from '../routeSteps.js';
 import type { BoardService } from '../../boards/boardService.js';
 import { requireHost } from '../../boards/caller.js';
 import { presentBoard, presentCreated, presentListItem } from '../../boards/presenter.js';
@@ -34,8 +35,8 @@ const CREATE_ALIAS_SUNSET = 'Sun, 01 Mar 2026 00:00:00 GMT';
 export interface BoardRouteAuth {
   /** `X-API-Key` only (creating and listing boards). */
   organization: Middleware;
-  /** `X-API-Key`, or a board access token for that board. */
-  board: Middleware;
+  /** `X-API-Key`, or a board access token for that board, and the board's access checks. */
+  board: BoardScope;
 }
 
 /** The Boards API, mounted at /api/v1/boards. */
@@ -49,25 +50,25 @@ export function boardRoutes(
   const router = Router();
   const listed = async (list: Board[]) => {
     const counts = await Promise.all(list.map((board) => documents.participantCount(board.id)));
-    return list.map((board, index) => presentListItem(board, counts[index]!));
+    const objectCounts = await frames.objectsCounts(list);
+    return list.map((board, index) => presentListItem(board, { participants: counts[index]!, objects: objectCounts.get(board.id)! }));
   };
 
   const create: RequestHandler = async (req, res) => {
     const board = await boards.create(callerOf(res), req.body as CreateBoardInput);
     res.status(201).json(presentCreated(board, boards.accessLinks(board)));
   };
-  router.post('/', auth.organization, validateBody(createBoardSchema), create);
+  const creating = { credential: auth.organization, access: CREDENTIAL_ONLY, body: createBoardSchema } as const;
+  router.post('/', ...route(creating, create));
   router.post(
     '/create',
-    auth.organization,
     (_req, res, next) => {
       res.setHeader('Deprecation', 'true');
       res.setHeader('Sunset', CREATE_ALIAS_SUNSET);
       res.setHeader('Link', '</api/v1/boards>; rel="successor-version"');
       next();
     },
-    validateBody(createBoardSchema),
-    create,
+    ...route(creating, create),
   );
 
   router.get('/', auth.organization, validateQuery(listBoardsQuerySchema), async (_req, res) => {
@@ -80,7 +81,7 @@ export function boardRoutes(
     res.json(await listed(list));
   });
 
-  router.get('/:boardId', auth.board, validateQuery(getBoardQuerySchema), async (req, res) => {
+  router.get('/:boardId', auth.board.credential, validateQuery(getBoardQuerySchema), async (req, res) => {
     const { includeObjects, includeParticipants } = res.locals.query as { includeObjects: boolean; includeParticipants: boolean };
     const caller = callerOf(res);
     const board = await boards.get(caller, req.params.boardId as string);
@@ -90,11 +91,12 @@ export function boardRoutes(
     const visibleLinks = caller.role === 'host' ? links : { guest: links.guest };
     const participants = await frames.participantsVisibleTo(caller, board);
     const components = await boards.pinnedComponents(board);
-    res.json(presentBoard(board, visibleLinks, { objects, participants, includeParticipants, components }));
+    const objectsCount = objects?.length ?? (await frames.objectsCountVisibleTo(caller, board));
+    res.json(presentBoard(board, visibleLinks, { objects, objectsCount, participants, includeParticipants, components }));
   });
 
   // Who the caller is on this board: what the browser client shows as "you" (not in the spec).
-  router.get('/:boardId/me', auth.board, async (req, res) => {
+  router.get('/:boardId/me', auth.board.credential, async (req, res) => {
     const caller = callerOf(res);
     const board = await boards.get(caller, req.params.boardId as string);
     const identity = identityOf(req, res);
@@ -106,18 +108,19 @@ export function boardRoutes(
       user_id: userId,
       user_name: identity?.userName ?? null,
       user_type: identity?.userType ?? 'organization',
+      credential: credentialOf(res),
       color: participantColor(userId ?? 'anonymous'),
       created_at: board.createdAt.toISOString(),
       expires_at: board.expiresAt.toISOString(),
     });
   });
-  router.get('/:boardId/access-links', auth.board, async (req, res) => {
+  router.get('/:boardId/access-links', auth.board.credential, async (req, res) => {
     const board = await boards.get(callerOf(res), req.params.boardId as string);
     requireHost(callerOf(res), 'see the access links');
     res.json({ board_uuid: board.id, access_links: boards.accessLinks(board) });
   });
 
-  router.patch('/:boardId', auth.board, validateBody(updateBoardSchema), async (req, res) => {
+  router.patch('/:boardId', ...route({ credential: auth.board.credential, access: auth.board.host('change the board'), body: updateBoardSchema }, async (req, res) => {
     const board = await boards.update(callerOf(res), req.params.boardId as string, req.body as UpdateBoardInput);
     res.json({
       board_uuid: board.id,
@@ -129,14 +132,14 @@ export function boardRoutes(
       config: board.config,
       ...(board.issuedWebhookSecret ? { webhook_secret: board.issuedWebhookSecret } : {}),
     });
-  });
+  }));
 
-  router.delete('/:boardId', auth.board, async (req, res) => {
+  router.delete('/:boardId', auth.board.credential, async (req, res) => {
     await boards.delete(callerOf(res), req.params.boardId as string);
     res.status(204).end();
   });
 
-  router.post('/:boardId/end-session', auth.board, async (req, res) => {
+  router.post('/:boardId/end-session', auth.board.credential, async (req, res) => {
     const { board, endedAt } = await boards.endSession(callerOf(res), req.params.boardId as string);
     res.json({
       board_uuid: board.id,
@@ -146,12 +149,12 @@ export function boardRoutes(
     });
   });
 
-  router.post('/:boardId/duplicate', auth.board, async (req, res) => {
+  router.post('/:boardId/duplicate', auth.board.credential, async (req, res) => {
     const board = await boards.duplicate(callerOf(res), req.params.boardId as string);
     res.status(201).json({ ...presentCreated(board, boards.accessLinks(board)), source_board_uuid: req.params.boardId });
   });
 
-  router.patch('/:boardId/archive', auth.board, async (req, res) => {
+  router.patch('/:boardId/archive', auth.board.credential, async (req, res) => {
     const { board, at } = await boards.toggleArchive(callerOf(res), req.params.boardId as string);
     const archived = board.lifecycle.status === 'archived';
     res.json({
@@ -163,25 +166,25 @@ export function boardRoutes(
     });
   });
 
-  router.post('/:boardId/objects', auth.board, validateBody(objectInputSchema), async (req, res) => {
+  router.post('/:boardId/objects', ...route({ credential: auth.board.credential, access: auth.board.board, body: objectInputSchema }, async (req, res) => {
     const object = await objects.add(callerOf(res), req.params.boardId as string, req.body as ObjectInput);
     res.status(201).json(object);
-  });
+  }));
 
-  router.get('/:boardId/elements', auth.board, validateQuery(listElementsQuerySchema), async (req, res) => {
+  router.get('/:boardId/elements', auth.board.credential, validateQuery(listElementsQuerySchema), async (req, res) => {
     const list = await objects.elements(callerOf(res), req.params.boardId as string, res.locals.query as ElementsQuery);
     res.json(list.pagination ? list : list.elements);
   });
 
-  router.get('/:boardId/objects/:objectId', auth.board, async (req, res) => {
+  router.get('/:boardId/objects/:objectId', auth.board.credential, async (req, res) => {
     res.json(await objects.get(callerOf(res), req.params.boardId as string, req.params.objectId as string));
   });
 
-  router.patch('/:boardId/objects/:objectId', auth.board, validateBody(objectPatchSchema), async (req, res) => {
+  router.patch('/:boardId/objects/:objectId', ...route({ credential: auth.board.credential, access: auth.board.board, body: objectPatchSchema }, async (req, res) => {
     res.json(await objects.update(callerOf(res), req.params.boardId as string, req.params.objectId as string, req.body as ObjectPatch));
-  });
+  }));
 
-  router.delete('/:boardId/objects/:objectId', auth.board, async (req, res) => {
+  router.delete('/:boardId/objects/:objectId', auth.board.credential, async (req, res) => {
     await objects.remove(callerOf(res), req.params.boardId as string, req.params.objectId as string);
     res.status(204).end();
   });

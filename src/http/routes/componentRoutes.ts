@@ -7,7 +7,8 @@ import { organizationOf, type ApiKeyAuthenticator } from '../auth.js';
 import type { Caller } from '../../boards/caller.js';
 import { callerOf } from '../boardCaller.js';
 import { readMultipart } from '../multipart.js';
-import { validateBody, validateQuery } from '../validate.js';
+import { route, type Access } from '../routeSteps.js';
+import { validateQuery } from '../validate.js';
 
 /**
  * The component registry's API, mounted at /api/v1/components. Publishing takes the ZIP as
@@ -18,11 +19,12 @@ export function componentRoutes(components: ComponentService, apiKeys: ApiKeyAut
   const router = Router();
   const requireApiKey = apiKeys.required();
   const org = (res: Response) => organizationOf(res).id;
+  const ownedVersion: Access = (caller, params) => components.requireOwnedVersion(caller.organizationId, String(params.name), String(params.version));
 
   router.post('/publish', async (req, res) => {
     const headerKey = apiKeys.presentedKey(req);
     if (headerKey) await apiKeys.authenticate(headerKey, req, res);
-    const form = await readMultipart(req, res, { fileBytes: PACKAGE_LIMITS.maxBundleBytes, fileFields: ['bundle', 'package'] });
+    const form = await readMultipart(req, { fileBytes: PACKAGE_LIMITS.maxBundleBytes, fileFields: ['bundle', 'package'] });
     if (!headerKey) await authenticateFormKey(apiKeys, form.fields.get('apiKey'), req, res);
     if (!form.file) throw errors.badRequest('The ZIP is missing: send it as the file field `bundle`');
     res.json(await components.publish(org(res), form.file.bytes));
@@ -30,9 +32,9 @@ export function componentRoutes(components: ComponentService, apiKeys: ApiKeyAut
   router.get('/', requireApiKey, async (_req, res) => {
     res.json(await components.list(org(res)));
   });
-  router.patch('/:name/:version', requireApiKey, validateBody(deprecateSchema), async (req, res) => {
+  router.patch('/:name/:version', ...route({ credential: requireApiKey, access: ownedVersion, body: deprecateSchema }, async (req, res) => {
     res.json(await components.deprecate(org(res), String(req.params.name), String(req.params.version), req.body as DeprecateInput));
-  });
+  }));
   router.delete('/:name/:version', requireApiKey, async (req, res) => {
     await components.remove(org(res), String(req.params.name), String(req.params.version));
     res.status(204).end();

@@ -1,5 +1,6 @@
-import { Router, type RequestHandler } from 'express';
+import { Router } from 'express';
 import { callerOf } from '../boardCaller.js';
+import { route, type Access, type BoardScope } from '../routeSteps.js';
 import type { AgentService } from '../../agents/agentService.js';
 import { lazy } from '../../util/lazy.js';
 
@@ -21,11 +22,16 @@ const mcpSdk = lazy(async () => {
  * authenticated as the board's host (API key or host token) lists the action registry as
  * tools and calls them as that agent, under its rights, scope, rate, budget and action log.
  */
-export function mcpRoutes(agents: AgentService, boardAuth: RequestHandler): Router {
+export function mcpRoutes(agents: AgentService, scope: BoardScope): Router {
   const router = Router();
+  const boardAuth = scope.credential;
+  const agentOf = (params: Record<string, unknown>) => [String(params.boardId), String(params.agentId)] as const;
 
-  router.post('/:boardId/agents/:agentId/mcp', boardAuth, async (req, res) => {
-    const tools = await agents.toolsOf(callerOf(res), String(req.params.boardId), String(req.params.agentId));
+  /** The agent, for the board's host: looked up before the JSON-RPC message is read. */
+  const agent: Access = (caller, params) => agents.get(caller, ...agentOf(params));
+
+  router.post('/:boardId/agents/:agentId/mcp', ...route({ credential: boardAuth, access: agent, body: 'any JSON' }, async (req, res) => {
+    const tools = await agents.toolsOf(callerOf(res), ...agentOf(req.params));
     const { Server, StreamableHTTPServerTransport, CallToolRequestSchema, ListToolsRequestSchema } = await mcpSdk();
     const server = new Server(SERVER_INFO, { capabilities: { tools: {} } });
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.list() }));
@@ -40,7 +46,7 @@ export function mcpRoutes(agents: AgentService, boardAuth: RequestHandler): Rout
     });
     await server.connect(transport);
     await transport.handleRequest(req, res, req.body);
-  });
+  }));
 
   // Stateless: no server-sent stream to open and no session to end.
   router.all('/:boardId/agents/:agentId/mcp', boardAuth, (_req, res) => {

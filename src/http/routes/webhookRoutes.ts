@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { organizationOf } from '../auth.js';
-import { validateBody, validateQuery } from '../validate.js';
+import { CREDENTIAL_ONLY, route, type Access } from '../routeSteps.js';
+import { validateQuery } from '../validate.js';
 import {
   createSubscriptionSchema,
   listDeliveriesQuerySchema,
@@ -15,19 +16,21 @@ import type { SubscriptionService } from '../../webhooks/subscriptionService.js'
 export function webhookRoutes(subscriptions: SubscriptionService): Router {
   const router = Router();
   const org = (res: Parameters<typeof organizationOf>[0]) => organizationOf(res).id;
+  /** The organization's own subscription (404 for any other). */
+  const subscription: Access = (caller, params) => subscriptions.get(caller.organizationId, String(params.id));
 
-  router.post('/subscriptions', validateBody(createSubscriptionSchema), async (req, res) => {
+  router.post('/subscriptions', ...route({ access: CREDENTIAL_ONLY, body: createSubscriptionSchema }, async (req, res) => {
     res.status(201).json(await subscriptions.create(organizationOf(res), req.body as CreateSubscriptionInput));
-  });
+  }));
   router.get('/subscriptions', async (_req, res) => {
     res.json(await subscriptions.list(org(res)));
   });
   router.get('/subscriptions/:id', async (req, res) => {
     res.json(await subscriptions.get(org(res), String(req.params.id)));
   });
-  router.patch('/subscriptions/:id', validateBody(updateSubscriptionSchema), async (req, res) => {
+  router.patch('/subscriptions/:id', ...route({ access: subscription, body: updateSubscriptionSchema }, async (req, res) => {
     res.json(await subscriptions.update(org(res), String(req.params.id), req.body as UpdateSubscriptionInput));
-  });
+  }));
   router.delete('/subscriptions/:id', async (req, res) => {
     await subscriptions.delete(org(res), String(req.params.id));
     res.status(204).end();

@@ -1,4 +1,4 @@
-import { issueParticipantLinkSchema } from '../../../boards/participantLinksSchemas.js';
+import { issueParticipantLinkSchema, startSessionParticipantSchema } from '../../../boards/participantLinksSchemas.js';
 import {
   byOwnerQuerySchema,
   createBoardSchema,
@@ -78,7 +78,7 @@ export const BOARD_OPERATIONS: OperationSpec[] = [
   },
   {
     method: 'post', path: '/boards/{boardId}/duplicate', tag, summary: 'Duplicate a board', credential: 'board',
-    description: 'Copies objects, config, webhook URL and external data; the copy gets new links, timestamps and the default expiry.',
+    description: 'Copies objects, frames, config, webhook URL and external data; the copy gets new links, timestamps and the default expiry. Zones are copied as plain frames (no assignment: participants are not copied), and the objects inside them into the board document of the copy.',
     responses: { 201: { description: 'The copy.', schema: 'BoardDuplicated' } }, errors: [],
   },
   {
@@ -116,6 +116,16 @@ export const BOARD_OPERATIONS: OperationSpec[] = [
     description: "A board token bound to one user: the only credential (besides that user's JWT) that owns the zones assigned to `user_id`. Host only.",
     responses: { 201: { description: 'Issued.', schema: 'ParticipantLink' }, 200: { description: 'The user already had one: that link.', schema: 'ParticipantLink' } },
     errors: [],
+  },
+  {
+    method: 'post', path: '/boards/{boardId}/session-participants', tag: 'Participant links', summary: 'Join through the shared guest link as a session participant', credential: 'board',
+    body: { name: 'StartSessionParticipantRequest', schema: startSessionParticipantSchema },
+    description:
+      'With the shared guest link only (403 otherwise). Mints a participant id a zone may be assigned to (`assigned_participant_id`) and its resume credential, ' +
+      'a board token for this device alone: present it (REST or socket) to be that participant; the id alone owns nothing. ' +
+      'A socket that joins with the shared guest link gets the same in a `session:participant` message.',
+    responses: { 201: { description: 'Minted.', schema: 'SessionParticipant' } },
+    errors: [409],
   },
   {
     method: 'get', path: '/boards/{boardId}/participant-links', tag: 'Participant links', summary: 'List the personal links', credential: 'board',

@@ -14,7 +14,7 @@ const agent = (description: string) => ({ 200: { description, schema: 'Agent' } 
 export const FRAME_OPERATIONS: OperationSpec[] = [
   {
     method: 'post', path: '/boards/{boardId}/frames', tag: frames, summary: 'Create a frame or a zone', credential: 'board', body: { name: 'CreateFrameRequest', schema: createFrameSchema },
-    description: 'A frame with `assigned_participant_id` or `assigned_user_id` is a student zone (`assigned_user_id` wins when both are given); zones may not overlap (409).',
+    description: 'A frame with `assigned_participant_id` or `assigned_user_id` is a student zone (`assigned_user_id` wins when both are given); zones may not overlap (409). Only the host creates zones or sets a `lock_mode` other than `none` (403).',
     responses: { 201: { description: 'The frame.', schema: 'Frame' } }, errors: [409],
   },
   {
@@ -38,7 +38,7 @@ export const FRAME_OPERATIONS: OperationSpec[] = [
   },
   {
     method: 'post', path: '/boards/{boardId}/frames/{frameId}/clone', tag: frames, summary: 'Clone a frame', credential: 'board', body: { name: 'CloneFrameRequest', schema: cloneFrameSchema },
-    description: 'Copies bounds (moved by `offsetX`, `offsetY`), lock mode and color, not objects.',
+    description: "Copies bounds (moved by `offsetX`, `offsetY`), lock mode and color, not objects. A guest's copy is unlocked (`none`): only the host locks frames.",
     responses: { 201: { description: 'The copy, its `parent_frame_id` the source.', schema: 'Frame' } }, errors: [],
   },
   {

@@ -1,6 +1,7 @@
 import type { SchemaObject } from 'ajv';
 import type { PersonType, UserType } from '../../../boards/boardAccess.js';
 import type { BoardRole } from '../../../boards/boardRole.js';
+import type { Credential } from '../../boardCaller.js';
 import { BOARD_STATUSES, createBoardSchema, objectInputSchema } from '../../../boards/schemas.js';
 import { openApiSchema, propertyOf, schemaRef, type JsonSchema } from '../jsonSchema.js';
 import { anyObject, count, everyValue, flag, isoTime, listOf, nullable, oneOfValues, record, text, url } from './common.js';
@@ -9,6 +10,7 @@ import { anyObject, count, everyValue, flag, isoTime, listOf, nullable, oneOfVal
 
 const ROLES = everyValue<BoardRole>()('host', 'guest');
 const USER_TYPES = everyValue<UserType>()('verified-student', 'authenticated', 'anonymous', 'agent');
+const CREDENTIALS = everyValue<Credential>()('api_key', 'host_link', 'guest_link', 'personal_link', 'session');
 const CALLER_TYPES = [...everyValue<PersonType>()('verified-student', 'authenticated', 'anonymous'), 'organization'];
 
 const status = oneOfValues(BOARD_STATUSES);
@@ -42,7 +44,7 @@ const listItemFields = {
   updated_at: isoTime,
   expires_at: isoTime,
   participants_count: count,
-  objects_count: count,
+  objects_count: { ...count, description: 'Objects in the board document and in every zone document the caller may read (the API key and the host: all of them).' },
 };
 
 /** A `config.components[]` entry; one this registry cannot serve carries the `error` a board page shows in its place. */
@@ -85,7 +87,7 @@ export const BOARD_SCHEMAS: Record<string, JsonSchema> = {
     },
     ['id', 'type', 'data', 'position', 'created_at', 'created_by'],
   ),
-  Participant: record({ user_id: text, user_type: oneOfValues(USER_TYPES), role: oneOfValues(ROLES), joined_at: isoTime, color: text, location }, [
+  Participant: record({ user_id: text, user_name: text, user_type: oneOfValues(USER_TYPES), role: oneOfValues(ROLES), joined_at: isoTime, color: text, location }, [
     'user_id',
     'user_type',
     'role',
@@ -118,6 +120,7 @@ export const BOARD_SCHEMAS: Record<string, JsonSchema> = {
     user_id: nullable(text),
     user_name: nullable(text),
     user_type: oneOfValues(CALLER_TYPES),
+    credential: oneOfValues(CREDENTIALS),
     color: text,
     created_at: isoTime,
     expires_at: isoTime,
@@ -135,6 +138,7 @@ export const BOARD_SCHEMAS: Record<string, JsonSchema> = {
     'message',
   ]),
   ElementPage: record({ elements: listOf(schemaRef('BoardObject')), pagination }),
+  SessionParticipant: record({ participant_id: text, user_name: nullable(text), token: text, link: url, expires_at: isoTime }),
   ParticipantLink: record({
     user_id: text,
     user_name: nullable(text),
