@@ -34,8 +34,12 @@ describe('a student of the shared guest link', () => {
       const id = await selfIdOf(student.page);
       return id.startsWith('guest-') ? id : null;
     }, 10_000);
-    const listed = await server.api('GET', `/boards/${board.board_uuid}?includeParticipants=true&includeObjects=false`);
-    expect(listed.body.participants).toEqual(expect.arrayContaining([expect.objectContaining({ user_id: participantId, user_name: 'Robin' })]));
+    // The page knows its id (minted over REST) before its socket has joined: wait until it is listed.
+    const listed = await eventually(async () => {
+      const read = await server.api('GET', `/boards/${board.board_uuid}?includeParticipants=true&includeObjects=false`);
+      return (read.body.participants as Array<{ user_id: string }>).find((participant) => participant.user_id === participantId);
+    }, 10_000);
+    expect(listed).toMatchObject({ user_id: participantId, user_name: 'Robin', user_type: 'anonymous' });
     const zone = await server.api('POST', `/boards/${board.board_uuid}/frames`, {
       name: "Robin's zone",
       bounds_x: 0,
