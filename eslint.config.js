@@ -1,5 +1,5 @@
 // ESLint: typescript-eslint's type-checked recommended rules, plus the dependency rule of the
-// layout (README "How it is built"): edges (http/, realtime/) → domains → store/, never back.
+// layout (docs/architecture.md): edges (http/, realtime/) → domains → store/, never back.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
@@ -47,7 +47,9 @@ export default tseslint.config(
     rules: forbidden(['http', 'realtime'], 'A domain does not depend on the edges (src/http, src/realtime): define a port in the domain.'),
   },
   {
-    // The browser client shares the server's zone and manifest rules (pure functions) and nothing else of it.
+    // The browser client shares the server's zone and manifest rules (pure functions) and the
+    // realtime protocol (src/realtime/protocol: the socket messages and close codes, types and
+    // constants only), and nothing else of it.
     files: ['client/**/*.ts'],
     rules: {
       'no-restricted-imports': [
@@ -55,8 +57,9 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: '^(\\.\\./)+src/(?!frames/(writeRules|zonePermissions|frame)\\.js$|components/manifestRules\\.js$)',
-              message: 'The client imports from src/ only the zone rules (src/frames/writeRules, zonePermissions, frame types) and the manifest rules (src/components/manifestRules).',
+              regex: '^(\\.\\./)+src/(?!frames/(writeRules|zonePermissions|frame)\\.js$|components/manifestRules\\.js$|realtime/protocol/[A-Za-z]+\\.js$)',
+              message:
+                'The client imports from src/ only the zone rules (src/frames/writeRules, zonePermissions, frame types), the manifest rules (src/components/manifestRules) and the realtime protocol (src/realtime/protocol/*).',
             },
           ],
         },
@@ -64,7 +67,31 @@ export default tseslint.config(
     },
   },
   {
+    // The browser client bundles the realtime protocol: it imports nothing outside its folder (no Node, no Hocuspocus, no domain).
+    files: ['src/realtime/protocol/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: '^(?!\\./)', message: 'src/realtime/protocol is types and constants the client bundles: it imports only its own files.' }] }],
+    },
+  },
+  {
     files: ['src/store/**/*.ts', 'src/util/**/*.ts'],
     rules: forbidden(['http', 'realtime', ...DOMAINS], 'The store and utilities do not depend on domains or edges.'),
+  },
+  {
+    // Sizes of the house style: a file reads in one sitting, a function in one screen (blank
+    // lines and comments not counted; an IIFE counts as a function). A function past 60 lines
+    // is split into named steps; an exception below names its reason. test/ and bench/ are
+    // outside these limits.
+    files: ['src/**/*.ts', 'client/src/**/*.ts'],
+    rules: {
+      'max-lines': ['error', { max: 400, skipBlankLines: true, skipComments: true }],
+      'max-lines-per-function': ['error', { max: 60, skipBlankLines: true, skipComments: true, IIFEs: true }],
+    },
+  },
+  {
+    // Unit tests are exempt from the function limit: a `describe` callback is a list of cases,
+    // each read on its own, not one function to follow.
+    files: ['src/**/*.test.ts'],
+    rules: { 'max-lines-per-function': 'off' },
   },
 );

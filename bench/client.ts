@@ -1,7 +1,8 @@
 /**
  * npm run bench:client [-- --runs 5 --skip-build]
  *
- * Issue 13's "a board with 1,000 objects renders in a real browser within 1.5 s of navigation".
+ * The client's target (docs/performance.md): a board with 1,000 objects renders in a real browser
+ * within 1.5 s of navigation.
  * Builds the client (client/build.mjs; `--skip-build` reuses dist/client), starts the service as
  * its own process (fresh SQLite file, see agentsService.ts), creates a board with 1,000 objects
  * (bench/clientPeer.ts) and opens its host link in Chromium (playwright-core), `runs` times:

@@ -333,7 +333,7 @@ function printTimeline(results: RunResult[]): void {
   }
 }
 
-/** The ratios issue 15's "done" names, per round and over the rounds' means. */
+/** The ratios the realtime targets bound (docs/performance.md), per round and over the rounds' means. */
 function printRatios(scenario: Scenario, results: RunResult[]): void {
   const mean = (kind: Kind, pick: (r: RunResult) => number) => {
     const picked = results.filter((r) => r.kind === kind).map(pick);
@@ -352,12 +352,12 @@ function printRatios(scenario: Scenario, results: RunResult[]): void {
       return fixed(of('ours') / of('plain'), 2);
     });
     const overall = mean('ours', pick) / mean('plain', pick);
-    console.log(`${label} ours/plain: ${fixed(overall, 2)} over the rounds' means (rounds: ${perRound.join(', ')}; issue 15 asks ≤ ${limit})`);
+    console.log(`${label} ours/plain: ${fixed(overall, 2)} over the rounds' means (rounds: ${perRound.join(', ')}; target ≤ ${limit})`);
   }
   const ours = results.filter((r) => r.kind === 'ours');
   const worstP99 = Math.max(...ours.map((r) => percentile(r.latencies, 99)));
   const over50 = ours.reduce((sum, r) => sum + r.phases.reduce((count, phase) => count + (['connect', 'load', 'settle'].includes(phase.name) ? phase.stallsOver50 : 0), 0), 0);
-  console.log(`ours: worst fan-out p99 ${fixed(worstP99, 2)} ms${scenario.boards === 1 ? ' (issue 15 asks < 100 ms)' : ''}; empty RSS ${ours.map((r) => fixed(r.emptyRss)).join(', ')} MiB (≤ 120); stalls > 50 ms in connect+load+settle: ${over50} (0)`);
+  console.log(`ours: worst fan-out p99 ${fixed(worstP99, 2)} ms${scenario.boards === 1 ? ' (target < 100 ms)' : ''}; empty RSS ${ours.map((r) => fixed(r.emptyRss)).join(', ')} MiB (≤ 120); stalls > 50 ms in connect+load+settle: ${over50} (0)`);
 }
 
 /** Every stall over 10 ms during connect, load and settle: offset into its phase and length. */

@@ -1,4 +1,4 @@
-// Makes the README's screenshots of the browser client: a lesson board seen by its teacher
+// Makes the documentation's screenshots of the browser client: a lesson board seen by its teacher
 // (every zone) and by one student on a phone (its own zone; a classmate's hidden zone absent).
 // Run: npx tsx scripts/client-screenshots.ts   (writes docs/client-host.png, docs/client-student.png)
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -1,4 +1,4 @@
-/** The operator contract (DESIGN.md section 2): every environment variable the service reads. */
+/** The operator contract (docs/operating.md): every environment variable the service reads. */
 export interface AppConfig {
   /** @default 3000 */
   port: number;
@@ -98,7 +98,7 @@ function integer(value: string | undefined, fallback: number, name: string): num
   return parsed;
 }
 
-/** `LLM_BASE_URL`, `LLM_API_KEY`, `LLM_MODEL` (DESIGN.md section 2): all three, or none. */
+/** `LLM_BASE_URL`, `LLM_API_KEY`, `LLM_MODEL` (docs/operating.md): all three, or none. */
 function llmSettings(env: NodeJS.ProcessEnv): AppConfig['llm'] {
   const { LLM_BASE_URL: baseUrl, LLM_API_KEY: apiKey = '', LLM_MODEL: model } = env;
   if (!baseUrl && !model) return undefined;

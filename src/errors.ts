@@ -56,10 +56,10 @@ export const errors = {
   badGateway: (message: string) => new AppError('bad_gateway', message),
   /** 429; the body carries `retryAfter` (seconds) and the HTTP renderer repeats it as `Retry-After`. */
   tooManyRequests: (message: string, retryAfterSeconds: number) => new AppError('too_many_requests', message, undefined, { retryAfter: retryAfterSeconds }),
-  /** A quota of the plan is used up (402, SPEC Errors: `quotaType`, `current`, `limit`, `upgradeUrl`). */
+  /** A quota of the plan is used up (402; the body adds `quotaType`, `current`, `limit`, `upgradeUrl`). */
   quotaExceeded: (quota: { quotaType: string; current: number; limit: number; upgradeUrl: string }) =>
     new AppError('payment_required', `Quota exceeded: ${quota.quotaType} (${quota.current} of ${quota.limit} used)`, undefined, quota),
-  /** The plan does not include the feature at all (limit "none", DESIGN 4: 403). */
+  /** The plan does not include the feature at all (limit "none"): 403, not 402. */
   planLacksFeature: (quota: { quotaType: string; plan: string; upgradeUrl: string }) =>
     new AppError('forbidden', `The ${quota.plan} plan does not include ${quota.quotaType}`, undefined, {
       quotaType: quota.quotaType,

@@ -26,7 +26,7 @@ describe('health and readiness', () => {
 describe('admin API without ADMIN_TOKEN', () => {
   const { server } = serverForSuite();
 
-  it('answers 404 with the spec error body on every admin route, whatever the bearer', async () => {
+  it('answers 404 with the API error body on every admin route, whatever the bearer', async () => {
     const calls: Array<[string, string, unknown]> = [
       ['POST', '/api/v1/admin/organizations', { name: 'Acme', plan: 'starter' }],
       ['PATCH', `/api/v1/admin/organizations/${server.organizationId}`, { plan: 'business' }],
@@ -44,7 +44,7 @@ describe('admin API with ADMIN_TOKEN', () => {
   let server: TestServer;
   const adminCall = (method: string, path: string, body?: unknown, headers: Record<string, string> = admin) =>
     request(server.url, method, `/api/v1/admin${path}`, body, headers);
-  /** The spec error body an admin call to `path` must answer with (`field`: a validation error naming it). */
+  /** The error body an admin call to `path` must answer with (`field`: a validation error naming it). */
   const adminError = (statusCode: number, error: string, path: string, field?: string) => ({
     statusCode,
     error,

@@ -17,7 +17,7 @@ export interface Me {
   expires_at: string;
 }
 
-/** An answer the API refused: its status and the spec's error message. */
+/** An answer the API refused: its status and the message of its error body. */
 export class ApiError extends Error {
   constructor(
     readonly status: number,

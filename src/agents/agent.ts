@@ -2,18 +2,18 @@ import type { Agent as AgentRow, AgentAction as AgentActionRow } from '../../gen
 import type { Caller } from '../boards/caller.js';
 import { CONTENT_ACTIONS } from './content/contentTypes.js';
 
-/** What an agent is for (SPEC Agent `persona`); each has a preset (agents/presets.ts). */
+/** What an agent is for (its `persona`); each has a preset (agents/presets.ts). */
 export const PERSONAS = ['tutor', 'moderator', 'timer', 'facilitator', 'custom'] as const;
 export type Persona = (typeof PERSONAS)[number];
 
-/** SPEC "Agent status". */
+/** Where an agent is in its life (docs/agents.md): running, paused, done, or stopped by an error. */
 export const AGENT_STATUSES = ['active', 'paused', 'completed', 'error'] as const;
 export type AgentStatus = (typeof AGENT_STATUSES)[number];
 
 export const VISIBILITIES = ['visible', 'stealth'] as const;
 export type AgentVisibility = (typeof VISIBILITIES)[number];
 
-/** The ten trigger events of the spec; docs/decisions.md says which board operation raises which. */
+/** The ten trigger events an agent can listen to; docs/decisions/agents/trigger-events.md says which board operation raises which. */
 export const TRIGGER_EVENTS = [
   'object:created',
   'object:updated',
@@ -157,7 +157,7 @@ export function agentFromRow(row: AgentRow): Agent {
   };
 }
 
-/** The full agent record of the spec. */
+/** The full agent record, as the Agents API answers it. */
 export function presentAgent(agent: Agent, isThinking: boolean) {
   return {
     ...presentAgentListItem(agent, isThinking),
@@ -187,7 +187,7 @@ export function presentAgentListItem(agent: Agent, isThinking: boolean) {
   };
 }
 
-/** One action log entry as the spec shows it. */
+/** One action log entry, as the Agents API answers it. */
 export function presentAction(row: AgentActionRow) {
   return {
     id: row.id,

@@ -39,7 +39,7 @@ export interface AgentServiceDependencies {
 
 /**
  * The rules of the Agents API: who may manage agents (the organization's API key and the
- * board's host), what valid instructions are, and the status machine of SPEC "Agent status".
+ * board's host), what valid instructions are, and the agent's status machine (docs/agents.md).
  */
 export class AgentService {
   constructor(private readonly deps: AgentServiceDependencies) {}

@@ -1,7 +1,7 @@
 import type { Db } from '../store/database.js';
 import type { Agent } from './agent.js';
 
-/** SPEC "Agent statistics". */
+/** What an agent has done so far, as `GET …/agents/<id>/stats` answers it (docs/agents.md). */
 export interface AgentStats {
   actionsCount: number;
   tokensSpent: number;

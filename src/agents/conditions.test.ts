@@ -23,7 +23,7 @@ function syntaxErrorOf(source: string): ConditionSyntaxError {
 
 const sticky = { id: 'o1', type: 'sticky_note', data: { text: 'hello', points: 7, done: true } };
 
-describe('parseCondition and evaluateCondition: the spec examples', () => {
+describe('parseCondition and evaluateCondition: typical agent conditions', () => {
   it('compares the object type and text', () => {
     const source = "object.type == 'sticky_note' && object.data.text != ''";
     expect(holds(source, { object: sticky })).toBe(true);

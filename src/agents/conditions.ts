@@ -1,6 +1,7 @@
 /**
  * Agent trigger conditions: a small expression language, parsed once into an AST and evaluated by
- * an allow-listed interpreter (DESIGN §4: never eval, new Function, vm or an expression library).
+ * an allow-listed interpreter: never eval, new Function, vm or an expression library, so a
+ * condition can do nothing but compare values (docs/agents.md).
  *
  * Grammar, loosest binding first (positions in messages are 0-based UTF-16 offsets):
  *   or      := and ('||' and)*

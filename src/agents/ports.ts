@@ -66,7 +66,7 @@ export interface EventParticipant {
 }
 
 /**
- * One trigger event as agents see it: the spec's event name, a JSON summary for the log
+ * One trigger event as agents see it: its public event name, a JSON summary for the log
  * (`triggerEventData`), and the subjects conditions and actions read.
  */
 export interface TriggerEvent {

@@ -1,5 +1,5 @@
 /**
- * Agent schedule patterns (SPEC "Agent"): `every:<n>sec|min|hour`, `at:HH:MM` (UTC),
+ * Agent schedule patterns (docs/agents.md): `every:<n>sec|min|hour`, `at:HH:MM` (UTC),
  * `cron:<expression>` (UTC) and the elapsed form `HH:MM:SS` (time since the board's session
  * started, once per session). Time is passed in, never read: the scheduler asks for the next run
  * after "now" from its injected Clock, runs once when it is due, and asks again.

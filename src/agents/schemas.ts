@@ -1,7 +1,7 @@
 import { MAX_COORDINATE } from '../boards/schemas.js';
 import { ACTION_TYPES, PERSONAS, TRIGGER_EVENTS, VISIBILITIES, type AgentScope, type AgentVisibility, type Instructions, type Persona } from './agent.js';
 
-/** SPEC Limits: agent name, rate and priority. */
+/** Bounds of an agent's name, rate and priority. */
 export const MAX_AGENT_NAME = 100;
 export const MAX_ACTIONS_PER_MINUTE = 60;
 /** A budget beyond this is no budget (the column is a 32-bit integer on PostgreSQL). */

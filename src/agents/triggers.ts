@@ -14,7 +14,7 @@ import type { EventParticipant, TriggerEvent } from './ports.js';
 export const MAX_CAUSE_DEPTH = 3;
 
 /**
- * The trigger events a bus event raises (docs/decisions.md, "AI agents", the trigger table):
+ * The trigger events a bus event raises (docs/decisions/agents/trigger-events.md):
  * object events from every change of a board's documents (REST, sockets, agents),
  * participant joins and leaves, and frame:left / frame:entered from a participant's reported
  * location moving between frames. Idle, timer and schedule events come from the runtime's tick.

@@ -2,10 +2,10 @@ import type { Board as BoardRow } from '../../generated/sqlite/index.js';
 import { assertNever } from '../util/assertNever.js';
 import type { BoardStatus } from './schemas.js';
 
-/** Defaults of `config` (SPEC Limits). */
+/** What a board's `config` is where its creation leaves a field out. */
 export const DEFAULT_MAX_PARTICIPANTS = 50;
 export const DEFAULT_ALLOW_ANONYMOUS = true;
-/** Board time-to-live when `expires_in_hours` is not given (SPEC Limits: 72 hours). */
+/** Boards live 72 hours unless `expires_in_hours` says otherwise. */
 export const DEFAULT_EXPIRES_IN_HOURS = 72;
 
 export interface BoardConfig {
@@ -37,8 +37,6 @@ export interface Board {
   lifecycle: BoardLifecycle;
   config: BoardConfig;
   webhookUrl: string | null;
-  externalData: Record<string, unknown> | null;
-  tutorial: TutorialFields | null;
   tokenNonce: string;
   stateVersion: number;
   objectsCount: number;
@@ -52,7 +50,7 @@ export interface Board {
   issuedWebhookSecret?: string;
 }
 
-function lifecycleOf(row: BoardRow): BoardLifecycle {
+function lifecycleOf(row: BoardSummaryRow): BoardLifecycle {
   const status = row.status as BoardStatus;
   switch (status) {
     case 'active':
@@ -66,8 +64,32 @@ function lifecycleOf(row: BoardRow): BoardLifecycle {
   }
 }
 
+/**
+ * Columns an ordinary board lookup leaves out (Prisma `omit`): free-form values a caller may fill
+ * up to the body limit (10 MB). Every access check reads a board; reading and parsing megabytes
+ * there would hold the event loop on every request. They are read only where shown (`BoardDetails`).
+ */
+export const LARGE_BOARD_COLUMNS = { externalData: true, tutorial: true } as const;
+
+/** A board row without its large columns. */
+export type BoardSummaryRow = Omit<BoardRow, keyof typeof LARGE_BOARD_COLUMNS>;
+
+/** The free-form values a board keeps as given: shown by GET /boards/<id>, copied by duplicate. */
+export interface BoardDetails {
+  externalData: Record<string, unknown> | null;
+  tutorial: TutorialFields | null;
+}
+
+/** Parses the large columns of a board row. */
+export function detailsFromRow(row: Pick<BoardRow, keyof typeof LARGE_BOARD_COLUMNS>): BoardDetails {
+  return {
+    externalData: row.externalData ? (JSON.parse(row.externalData) as Record<string, unknown>) : null,
+    tutorial: row.tutorial ? (JSON.parse(row.tutorial) as TutorialFields) : null,
+  };
+}
+
 /** Maps a database row to the domain board. */
-export function boardFromRow(row: BoardRow): Board {
+export function boardFromRow(row: BoardSummaryRow): Board {
   return {
     id: row.id,
     organizationId: row.organizationId,
@@ -77,8 +99,6 @@ export function boardFromRow(row: BoardRow): Board {
     lifecycle: lifecycleOf(row),
     config: JSON.parse(row.config) as BoardConfig,
     webhookUrl: row.webhookUrl,
-    externalData: row.externalData ? (JSON.parse(row.externalData) as Record<string, unknown>) : null,
-    tutorial: row.tutorial ? (JSON.parse(row.tutorial) as TutorialFields) : null,
     tokenNonce: row.tokenNonce,
     stateVersion: row.stateVersion,
     objectsCount: row.objectsCount,

@@ -4,7 +4,7 @@ import type { Plan } from '../organizations/plans.js';
 import type { Db } from '../store/database.js';
 import { TtlCache } from '../util/ttlCache.js';
 import { hashToken, type AccessTokens, type BoardRole } from './accessTokens.js';
-import { boardFromRow, type Board } from './board.js';
+import { boardFromRow, LARGE_BOARD_COLUMNS, type Board } from './board.js';
 
 /** How a person is known: verified (a personal link's user), declared, or not at all. */
 export type PersonType = 'verified-student' | 'authenticated' | 'anonymous';
@@ -179,6 +179,7 @@ export class BoardAccess {
   private async sharedLinkGrant(token: string, hash = hashToken(token)): Promise<BoardGrant | null> {
     const row = await this.deps.db.board.findFirst({
       where: { OR: [{ hostTokenHash: hash }, { guestTokenHash: hash }] },
+      omit: LARGE_BOARD_COLUMNS,
       include: { organization: { select: { plan: true } } },
     });
     if (!row) return null;
@@ -190,7 +191,7 @@ export class BoardAccess {
   private async personalLinkGrant(token: string): Promise<BoardGrant | null> {
     const link = await this.deps.db.participantLink.findUnique({
       where: { tokenHash: hashToken(token) },
-      include: { board: { include: { organization: { select: { plan: true } } } } },
+      include: { board: { omit: LARGE_BOARD_COLUMNS, include: { organization: { select: { plan: true } } } } },
     });
     if (!link) return null;
     const board = boardFromRow(link.board);
@@ -247,7 +248,7 @@ export function participantIdentity(grant: BoardGrant, declared: DeclaredIdentit
     userName,
     userType: externalUserId ? 'verified-student' : userId ? 'authenticated' : 'anonymous',
     externalUserId,
-    // SPEC: only a verified student carries external ids; a source without an external id is dropped.
+    // Only a verified student carries external ids; a source without an external id is dropped.
     externalSource: externalUserId ? clip(declared.externalSource) : null,
   };
 }

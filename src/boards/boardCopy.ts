@@ -1,25 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import { zoneDocumentName } from '../store/documentNames.js';
-import type { Board } from './board.js';
+import type { Board, BoardDetails } from './board.js';
 import type { BoardObject } from './boardObjects.js';
 import type { LiveDocuments } from './ports.js';
 import type { CreateBoardInput } from './schemas.js';
 
 /**
- * What POST /boards/<id>/duplicate copies (SPEC: objects with positions, config, webhook URL;
+ * What POST /boards/<id>/duplicate copies (objects with positions, config, webhook URL;
  * never the UUID, tokens, participant or session history, timestamps).
  */
 
 /** The settings of a board's copy: its title and external id marked as a copy's. */
-export function copySettingsOf(source: Board): CreateBoardInput {
+export function copySettingsOf(source: Board, details: BoardDetails): CreateBoardInput {
   return {
     title: `${source.title} (Copy)`.slice(0, 255),
     external_id: source.externalId === null ? undefined : `${source.externalId}_copy`,
     owner_external_id: source.ownerExternalId ?? undefined,
     config: source.config,
     webhook_url: source.webhookUrl ?? undefined,
-    external_data: source.externalData ?? undefined,
-    ...source.tutorial,
+    external_data: details.externalData ?? undefined,
+    ...details.tutorial,
   };
 }
 

@@ -1,7 +1,7 @@
 import * as Y from 'yjs';
 
 /**
- * The layout of a board's Yjs document (DESIGN.md section 1): `doc.getMap('objects')`,
+ * The layout of a board's Yjs document (docs/architecture.md): `doc.getMap('objects')`,
  * keyed by object id, each value a Y.Map holding the REST object's fields.
  */
 export const OBJECTS_MAP = 'objects';

@@ -4,9 +4,11 @@ import { errors, type FieldError } from '../errors.js';
 import type { EventBus } from '../events/bus.js';
 import type { Logger } from '../logger.js';
 import type { Db } from '../store/database.js';
+import type { DirectStatements } from '../store/directStatements.js';
+import { nextTurn } from '../util/nextTurn.js';
 import type { AccessTokens } from './accessTokens.js';
 import { requireHost, type Caller } from './caller.js';
-import { boardFromRow, configWithDefaults, DEFAULT_EXPIRES_IN_HOURS, type Board } from './board.js';
+import { boardFromRow, configWithDefaults, DEFAULT_EXPIRES_IN_HOURS, detailsFromRow, LARGE_BOARD_COLUMNS, type Board, type BoardDetails } from './board.js';
 import { copySettingsOf, everyObjectOf } from './boardCopy.js';
 import { putObjects, type BoardObject } from './boardObjects.js';
 import { newObject } from './objectService.js';
@@ -23,6 +25,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface BoardServiceDependencies {
   db: Db;
+  /** Writes the large columns (`LARGE_BOARD_COLUMNS`) on the driver directly: see `storeDetails`. */
+  statements: DirectStatements;
   clock: Clock;
   bus: EventBus;
   documents: LiveDocuments;
@@ -108,6 +112,7 @@ export class BoardService {
     await this.expireOverdue(caller.organizationId);
     const rows = await this.deps.db.board.findMany({
       where: { organizationId: caller.organizationId, status: status ?? { in: ['active', 'expired'] } },
+      omit: LARGE_BOARD_COLUMNS,
       orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
     });
     return rows.map(boardFromRow);
@@ -117,6 +122,7 @@ export class BoardService {
     await this.expireOverdue(caller.organizationId);
     const rows = await this.deps.db.board.findMany({
       where: { organizationId: caller.organizationId, ownerExternalId },
+      omit: LARGE_BOARD_COLUMNS,
       orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
     });
     return rows.map(boardFromRow);
@@ -124,7 +130,7 @@ export class BoardService {
 
   /** A board of the caller's organization: 404 if unknown, 403 if another's, 410 once expired. */
   async get(caller: Caller, id: string, lookup: Lookup = {}): Promise<Board> {
-    const row = UUID.test(id) ? await this.deps.db.board.findUnique({ where: { id } }) : null;
+    const row = UUID.test(id) ? await this.deps.db.board.findUnique({ where: { id }, omit: LARGE_BOARD_COLUMNS }) : null;
     if (!row) throw errors.notFound('Board');
     if (row.organizationId !== caller.organizationId) throw errors.forbidden('This board belongs to another organization');
     if (caller.boardId !== null && caller.boardId !== row.id) throw errors.forbidden('The access token is for another board');
@@ -135,6 +141,19 @@ export class BoardService {
     }
     if (board.lifecycle.status === 'expired' && !lookup.allowExpired) throw errors.gone('Board has expired');
     return board;
+  }
+
+  /** The free-form values the board keeps as given (`external_data`, the tutorial fields). */
+  async details(board: Board): Promise<BoardDetails> {
+    const [row] = await this.deps.statements.allLarge<{ external_data: string | null; tutorial: string | null }>(
+      'SELECT external_data, tutorial FROM boards WHERE id = ?',
+      [board.id],
+    );
+    if (!row) throw errors.notFound('Board');
+    // Parsing megabytes takes tens of milliseconds, and so does answering them: requests that
+    // arrived meanwhile are answered in between.
+    await nextTurn();
+    return detailsFromRow({ externalData: row.external_data, tutorial: row.tutorial });
   }
 
   /** The board's objects, read from its live document. */
@@ -151,6 +170,7 @@ export class BoardService {
     const issued = input.webhook_url ? this.webhookSecretFor(input.webhook_url, board) : null;
     const row = await this.deps.db.board.update({
       where: { id: board.id },
+      omit: LARGE_BOARD_COLUMNS,
       data: {
         updatedAt: now,
         ...(issued ? { webhookSecret: issued.sealed } : {}),
@@ -201,7 +221,7 @@ export class BoardService {
     const source = await this.get(caller, id);
     requireHost(caller, 'duplicate the board');
     const objects = await everyObjectOf(source, await this.deps.frames.frameIds(source.id), this.deps.documents);
-    const copy = await this.insertBoard(caller, copySettingsOf(source));
+    const copy = await this.insertBoard(caller, copySettingsOf(source, await this.details(source)));
     // Frames first: whoever reads the copy's frames (and caches them) finds them all.
     return this.fillOrRemove(caller, copy, async () => {
       await this.deps.frames.copyFrames(source.id, copy.id);
@@ -229,7 +249,7 @@ export class BoardService {
     else await this.deps.bus.publish('board.unarchived', { ...subject, restored_at: at.toISOString() });
     // Answer with the row as moved, not through `get`: a board restored past its expiry is
     // restored (and reported so); it expires at the next sweep or read.
-    return { board: boardFromRow(await this.deps.db.board.findUniqueOrThrow({ where: { id: board.id } })), at };
+    return { board: boardFromRow(await this.deps.db.board.findUniqueOrThrow({ where: { id: board.id }, omit: LARGE_BOARD_COLUMNS })), at };
   }
 
   /**
@@ -240,6 +260,7 @@ export class BoardService {
   async expireOverdue(organizationId?: string): Promise<number> {
     const rows = await this.deps.db.board.findMany({
       where: { status: 'active', expiresAt: { lte: this.deps.clock.now() }, ...(organizationId ? { organizationId } : {}) },
+      omit: LARGE_BOARD_COLUMNS,
       take: EXPIRY_SWEEP_BATCH,
     });
     let expired = 0;
@@ -291,15 +312,14 @@ export class BoardService {
       config: JSON.stringify(configWithDefaults(input.config)),
       webhookUrl: input.webhook_url ?? null,
       webhookSecret: issued?.sealed ?? null,
-      externalData: input.external_data ? JSON.stringify(input.external_data) : null,
-      tutorial: hasTutorial ? JSON.stringify(tutorial) : null,
       tokenNonce,
       ...this.deps.tokens.lookupHashes(id, tokenNonce),
       createdAt: now,
       updatedAt: now,
       expiresAt: new Date(now.getTime() + (input.expires_in_hours ?? DEFAULT_EXPIRES_IN_HOURS) * HOUR_MS),
     };
-    const row = await this.deps.quotas.withRoomForBoard(caller.organizationId, (tx) => tx.board.create({ data }));
+    const row = await this.deps.quotas.withRoomForBoard(caller.organizationId, (tx) => tx.board.create({ data, omit: LARGE_BOARD_COLUMNS }));
+    await this.storeDetails(caller, id, { externalData: input.external_data ?? null, tutorial: hasTutorial ? tutorial : null });
     this.deps.webhooks.boardCreated(id, { webhookUrl: data.webhookUrl, webhookSecret: data.webhookSecret, externalData: input.external_data ?? null });
     const created = boardFromRow(row);
     const links = this.accessLinks(created);
@@ -310,6 +330,28 @@ export class BoardService {
       created_at: now.toISOString(),
     });
     return issued ? { ...created, issuedWebhookSecret: issued.secret } : created;
+  }
+
+  /**
+   * Writes the large columns of a board just inserted, before anyone is told it exists; a board
+   * whose values could not be stored is removed. Through Prisma, a parameter of megabytes costs
+   * hundreds of milliseconds of CPU on the event loop (its query compiler copies and scans it);
+   * a driver statement binds it as it is, on SQLite off the event loop's thread.
+   */
+  private async storeDetails(caller: Caller, id: string, details: BoardDetails): Promise<void> {
+    if (details.externalData === null && details.tutorial === null) return;
+    // Serializing megabytes takes tens of milliseconds: requests that arrived while the body
+    // was checked are answered first.
+    await nextTurn();
+    const json = (value: object | null) => (value === null ? null : JSON.stringify(value));
+    const values = [json(details.externalData), json(details.tutorial), id];
+    try {
+      await this.deps.statements.allLarge('UPDATE boards SET external_data = ?, tutorial = ? WHERE id = ? RETURNING id', values);
+    } catch (error) {
+      this.deps.logger.error({ err: error, board_id: id }, 'the external data of a new board could not be saved; removing the board');
+      await this.delete(caller, id).catch(() => undefined);
+      throw error;
+    }
   }
 
   /**
@@ -324,7 +366,7 @@ export class BoardService {
       await this.delete(caller, board.id).catch(() => undefined);
       throw error;
     }
-    const stored = boardFromRow(await this.deps.db.board.findUniqueOrThrow({ where: { id: board.id } }));
+    const stored = boardFromRow(await this.deps.db.board.findUniqueOrThrow({ where: { id: board.id }, omit: LARGE_BOARD_COLUMNS }));
     return board.issuedWebhookSecret ? { ...stored, issuedWebhookSecret: board.issuedWebhookSecret } : stored;
   }
 
@@ -356,7 +398,7 @@ export class BoardService {
 
   /**
    * A board's `config.components[]` as it can run now: an entry whose registry version was
-   * deleted since (or is otherwise not served) carries an error body in the spec's shape
+   * deleted since (or is otherwise not served) carries an error body in the API's shape
    * (`statusCode` 410 or 404, `error`, `message`) instead of standing as a component.
    */
   async pinnedComponents(board: Board): Promise<Board['config']['components']> {

@@ -12,4 +12,9 @@ export class ParticipantHistory {
       update: { role, lastJoinedAt: at },
     });
   }
+
+  /** Forgets participants whose ids can never come back (session participants forgotten with their credential). */
+  async forget(boardId: string, userIds: string[]): Promise<void> {
+    if (userIds.length > 0) await this.db.boardParticipant.deleteMany({ where: { boardId, userId: { in: userIds } } });
+  }
 }

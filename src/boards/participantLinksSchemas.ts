@@ -15,7 +15,7 @@ export const issueParticipantLinkSchema = {
     external_user_id: optionalText,
     external_source: optionalText,
   },
-  // SPEC: only a verified student (one with an external id) carries an external source.
+  // Only a verified student (one with an external id) carries an external source.
   if: { required: ['external_source'], properties: { external_source: { type: 'string' } } },
   then: { required: ['external_user_id'] },
 };

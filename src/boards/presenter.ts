@@ -1,5 +1,5 @@
 import type { ConnectedParticipant } from './ports.js';
-import type { Board } from './board.js';
+import type { Board, BoardDetails } from './board.js';
 import type { BoardObject } from './boardObjects.js';
 
 /** Host and guest links of a board. */
@@ -46,6 +46,7 @@ export function presentListItem(board: Board, counts: { participants: number; ob
 /** The full board of GET /boards/<id>; `view.objectsCount` counts as presentListItem's `counts.objects`. */
 export function presentBoard(
   board: Board,
+  details: BoardDetails,
   links: AccessLinks | Pick<AccessLinks, 'guest'>,
   view: { objects?: BoardObject[]; objectsCount: number; participants: ConnectedParticipant[]; includeParticipants: boolean; components?: Board['config']['components'] },
 ) {
@@ -54,8 +55,8 @@ export function presentBoard(
     ...(board.lifecycle.status === 'archived' ? { archived_at: iso(board.lifecycle.archivedAt) } : {}),
     config: view.components ? { ...board.config, components: view.components } : board.config,
     webhook_url: board.webhookUrl,
-    external_data: board.externalData,
-    ...(board.tutorial ?? {}),
+    external_data: details.externalData,
+    ...(details.tutorial ?? {}),
     access_links: links,
     state: {
       version: board.stateVersion,

@@ -46,8 +46,14 @@ const component = {
   },
 };
 
+/**
+ * Every access check reads a board's config (its participant cap, whether anonymous guests may
+ * join), so the whole of it, pinned components' `props` included, is bounded like a document
+ * value (1 MiB as JSON); only `external_data` and the tutorial fields may fill the body.
+ */
 const config = {
   type: 'object',
+  freeJson: true,
   additionalProperties: false,
   properties: {
     max_participants: { type: 'integer', minimum: 1, maximum: 100_000 },
@@ -147,7 +153,7 @@ export const getBoardQuerySchema = {
   },
 };
 
-/** `GET /boards/<id>/elements`: page size as for the spec's other lists (delivery log, action log). */
+/** `GET /boards/<id>/elements`: page size as for the API's other lists (delivery log, action log). */
 export const ELEMENTS_DEFAULT_LIMIT = 50;
 export const ELEMENTS_MAX_LIMIT = 200;
 /** Largest `offset`: far past any board's object count, and an exact integer everywhere. */

@@ -36,7 +36,7 @@ export interface SessionParticipantsDependencies {
 }
 
 /**
- * The spec's session-based participants. The shared guest link identifies nobody, so a zone
+ * Session-based participants (docs/users-and-tokens.md). The shared guest link identifies nobody, so a zone
  * cannot be given to whoever holds it; when a device joins through it, the service mints a
  * participant id (random, never taken from the client) and a resume credential for that
  * device alone. The credential is a link of kind `session`: a board token derived like a
@@ -85,7 +85,20 @@ export class SessionParticipants {
     });
     const forgotten = oldest.filter((row) => !owning.has(row.userId)).slice(0, count - MAX_SESSION_PARTICIPANTS + 1);
     if (forgotten.length === 0) throw errors.conflict(`This board has ${MAX_SESSION_PARTICIPANTS} session participants that own zones`);
-    await this.deps.db.participantLink.deleteMany({ where: { ...where, userId: { in: forgotten.map((row) => row.userId) } } });
+    const userIds = forgotten.map((row) => row.userId);
+    await this.deps.db.participantLink.deleteMany({ where: { ...where, userId: { in: userIds } } });
+    await this.deps.history.forget(boardId, userIds);
+  }
+
+  /**
+   * Forgets a participant minted for a socket that was then refused (a full board): its device
+   * never received the credential, so nothing could ever resume it.
+   */
+  async discard(session: SessionParticipant): Promise<void> {
+    const boardId = session.grant.board.id;
+    const { userId } = session.user;
+    await this.deps.db.participantLink.deleteMany({ where: { boardId, userId, kind: 'session' } });
+    await this.deps.history.forget(boardId, [userId]);
   }
 }
 

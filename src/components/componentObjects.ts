@@ -7,7 +7,7 @@ import { grants } from './manifestRules.js';
 import { isSemver } from './manifestSchema.js';
 import { COMPONENT_NAME, type RegistryReference } from './registryPaths.js';
 
-/** The built-in object type that runs a component of the registry (SPEC "Board object"). */
+/** The built-in object type that runs a component of the registry on a board (docs/components.md). */
 export const EXTERNAL_COMPONENT = 'external-component';
 
 /** Who makes a write: the role decides whether a component's props may change (`permissions.props`). */
@@ -122,7 +122,8 @@ function problemsOf(object: unknown, previous: unknown, context: CheckContext): 
   // An object already running a version its author deleted stays where it is, shown as an error.
   if (component.deleted) return sameComponent ? [] : [{ field: field('data.componentUrl'), message: `names ${component.name}@${component.version}, which was deleted` }];
   // What a write leaves as it was is not checked again: an object placed before its version was
-  // published may hold props or a size its manifest refuses, and must still move (decisions.md).
+  // published may hold props or a size its manifest refuses, and must still move
+  // (docs/decisions/components/keep-unpublished-components-and-validate-later.md).
   const propsKept = sameComponent && sameJson(before?.data?.props, data.props);
   const sizeKept = before !== null && before.width !== undefined && before.width === fields.width && before.height === fields.height;
   const problems = propsKept ? [] : propsProblems(data, before, sameComponent, component, context, field);
@@ -159,7 +160,8 @@ function unpublishedProblems(reference: RegistryReference, props: unknown, field
 /**
  * A component hosted elsewhere (an integrator's own CDN): no manifest to check against, so
  * its URL passes the egress rules of webhooks and its props need only be an object. The
- * browser client frames only this registry's components (decisions.md).
+ * browser client frames only this registry's components
+ * (docs/decisions/components/frame-only-registry-components-in-the-client.md).
  */
 function foreignProblems(url: string, props: unknown, context: CheckContext, field: (name: string) => string): FieldError[] {
   const problem = webhookUrlProblem(url, context.allowPrivate);

@@ -1,4 +1,4 @@
-import type { Board } from '../boards/board.js';
+import type { Board, BoardDetails } from '../boards/board.js';
 import type { Caller } from '../boards/caller.js';
 import type { Clock } from '../clock.js';
 import { AppError, errors, type FieldError } from '../errors.js';
@@ -48,9 +48,10 @@ export interface ComponentDataAnswer {
   fetched_at: string;
 }
 
-/** What the data provider needs from boards: the board, under the board routes' access rules. */
+/** What the data provider needs from boards: the board, under the board routes' access rules, and its tutorial fields. */
 export interface DataProviderBoards {
   get(caller: Caller, id: string): Promise<Board>;
+  details(board: Board): Promise<BoardDetails>;
 }
 
 export interface DataProviderDependencies {
@@ -103,7 +104,7 @@ export class ComponentDataService {
 
   async request(caller: Caller, boardId: string, input: ComponentDataInput): Promise<ComponentDataAnswer> {
     const board = await this.deps.boards.get(caller, boardId);
-    const tutorial = board.tutorial ?? {};
+    const tutorial = (await this.deps.boards.details(board)).tutorial ?? {};
     const mock = tutorial.mock_external_data;
     const provider = providerSettings(tutorial.data_provider);
     // The mock stands in for the provider on a sandbox board, and is all there is without one.

@@ -189,7 +189,7 @@ function durationMs(duration: Duration): number {
 
 /**
  * Keywords that do not fit the value's type (an enum on a boolean, bounds on a string, items
- * on an object), then the default checked against the spec, so no prop starts out invalid.
+ * on an object), then the default checked against those keywords, so no prop starts out invalid.
  */
 function specProblems(spec: PropSpec | StorageKeySpec, field: string): FieldError[] {
   const problems: FieldError[] = [];

@@ -1,4 +1,4 @@
-/** The component manifest's shape (SPEC "Component package and manifest"), every section with its defaults applied. */
+/** The component manifest's shape (docs/components.md), every section with its defaults applied. */
 import type { FieldError } from '../errors.js';
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };

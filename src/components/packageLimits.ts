@@ -1,4 +1,4 @@
-/** What a component ZIP may hold (SPEC Limits: 10 MB, 5 MB per file, 50 files; the rest ours). */
+/** What a component ZIP may hold: 10 MB in all, 5 MB per file and 50 files; the other bounds are our own choice. */
 export const PACKAGE_LIMITS = {
   /** The uploaded ZIP itself (413 above it, before any byte is inflated). */
   maxBundleBytes: 10 * 1024 * 1024,

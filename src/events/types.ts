@@ -4,7 +4,7 @@ import type { ChangeCause } from '../boards/ports.js';
 /**
  * Every event the service raises, with its payload. Webhooks, agents and sockets
  * subscribe to these through the one in-process bus (events/bus.ts).
- * Field names follow the webhook `data` object of the spec.
+ * Field names are those of a webhook delivery's `data` object (docs/webhooks.md).
  */
 interface BoardScoped {
   board_id: string;
@@ -79,7 +79,8 @@ export interface ParticipantUser {
 }
 
 export interface ParticipantJoinedPayload extends BoardScoped {
-  board: { title: string; external_id: string | null; external_data: Record<string, unknown> | null; created_at: string };
+  /** The webhook payload adds the board's `external_data` here (webhooks/outbox.ts): only deliveries read it. */
+  board: { title: string; external_id: string | null; created_at: string };
   user: ParticipantUser;
   participant_count: number;
   joined_at: string;
@@ -108,7 +109,7 @@ export interface ObjectDeletedPayload extends ObjectScoped {
   deleted_by: string | null;
 }
 
-/** A custom action performed on a component object (components/componentActions.ts); SPEC `object.action`. */
+/** A custom action performed on a component object (components/componentActions.ts): the `object.action` event. */
 export interface ObjectActionPayload extends ObjectScoped {
   object_id: string;
   object_type: string;

@@ -8,7 +8,7 @@ export type LockMode = (typeof LOCK_MODES)[number];
 export type FrameVisibility = (typeof FRAME_VISIBILITIES)[number];
 export type ZoneVisibility = (typeof ZONE_VISIBILITIES)[number];
 
-/** Frame defaults (SPEC "Frame and zone"). */
+/** What a new frame is where its creation leaves a field out. */
 export const FRAME_DEFAULTS = { order: 0, x: 0, y: 0, width: 1200, height: 800, lockMode: 'none', visibility: 'active', zoneVisibility: 'visible' } as const;
 
 /** A rectangle in board pixels. */

@@ -6,7 +6,7 @@ import type { Db } from '../store/database.js';
 /**
  * The frames of a duplicated board (POST /boards/<id>/duplicate). A copy keeps what a frame is
  * (name, order, bounds, lock mode, colour, visibility, and its `zone_visibility`, so assigning
- * it again in the copy restores its privacy mode) and loses whom it was for: the spec's
+ * it again in the copy restores its privacy mode) and loses whom it was for: a
  * duplicate copies no participant history, so a zone becomes a plain frame. `zone_version`
  * starts again at 1.
  */

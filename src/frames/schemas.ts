@@ -1,7 +1,7 @@
 import { MAX_COORDINATE } from '../boards/schemas.js';
 import { FRAME_VISIBILITIES, LOCK_MODES, ZONE_VISIBILITIES } from './frame.js';
 
-/** Most assignments one bulk-assign request may carry (SPEC Limits). */
+/** Most assignments one bulk-assign request may carry. */
 export const MAX_BULK_ASSIGNMENTS = 50;
 /** Largest frame `order`: the column is a 32-bit integer on PostgreSQL. */
 export const MAX_FRAME_ORDER = 2_147_483_647;

@@ -20,7 +20,7 @@ export type WriteTarget = { kind: 'board'; zones: Frame[] } | { kind: 'zone'; fr
 
 /**
  * The active zone whose area holds `point`, or null: the one rule of where content lives
- * (DESIGN.md: content inside a zone's bounds lives in the zone's document, whoever writes it).
+ * (content inside a zone's bounds lives in the zone's document, whoever writes it: docs/frames-and-zones.md).
  * Zones never overlap, but two may share an edge: the older one takes the edge.
  */
 export function zoneAt(point: Point, frames: readonly Frame[]): Frame | null {
@@ -53,7 +53,7 @@ export function placementOf(viewer: Viewer, point: Point, frames: Frame[]): Writ
 }
 
 /**
- * Edit rights on board objects (SPEC "Zone permissions"), the same for REST and sockets.
+ * Edit rights on board objects (docs/frames-and-zones.md), the same for REST and sockets.
  * In the board document, the area of every active zone holds no content: it lives in the
  * zone's own document. Nobody puts an object there nor changes one lying there (hosts
  * included); a guest may not even remove or move out what an earlier version left there,

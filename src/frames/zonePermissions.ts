@@ -26,7 +26,7 @@ export function isOwner(frame: Frame, userId: string | null): boolean {
 }
 
 /**
- * The zone rules (SPEC "Zone visibility" and "Zone permissions"), in one place for REST and
+ * The zone rules (docs/frames-and-zones.md), in one place for REST and
  * sockets: the host reads and writes everything; on a zone, `visible` lets everyone read and
  * only the owner write, `hidden` shows it to the owner alone, `host_only` to nobody but the
  * host. A plain frame is everyone's. A hidden frame is the host's; an archived one is read-only.

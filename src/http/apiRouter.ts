@@ -94,7 +94,7 @@ export function apiRouter(services: ApiServices): Router {
   api.use('/agent-presets', requireApiKey, agentPresetRoutes(services.agents));
   api.use('/webhooks', requireApiKey, webhookRoutes(services.subscriptions));
   api.use('/object-types', requireApiKey, objectTypeRoutes(services.objectTypes));
-  // Component files are public (SPEC: `GET /components/files/…`, no credential), here and at the app's root.
+  // Component files are public (`GET /components/files/…` takes no credential), here and at the app's root.
   api.use(componentFilesRouter(services.components, services.appOrigin));
   api.use('/components', componentRoutes(services.components, apiKeys));
   api.use('/auth', authRoutes(services.users.auth));

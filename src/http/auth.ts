@@ -12,8 +12,8 @@ import type { UserTokenVerifier } from '../users/userTokens.js';
 export type ApiCallPolicy = (principal: ApiKeyPrincipal, req: Request, res: Response) => Promise<void>;
 
 /**
- * Removal date announced for the bearer-header scheme of API calls (SPEC Versioning: "by
- * March 2026"), the same date `POST /boards/create` announces. The scheme keeps working past
+ * Removal date announced for the bearer-header scheme of API calls (by March 2026), the
+ * same date `POST /boards/create` announces. The scheme keeps working past
  * it: removing it is the operator's decision, and clients are warned on every call until then.
  */
 const BEARER_API_KEY_SUNSET = 'Sun, 01 Mar 2026 00:00:00 GMT';

@@ -3,7 +3,7 @@ import { AppError, ERROR_KINDS, errors } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { answerWhileDiscarding, hasUnreadBody } from './unreadBody.js';
 
-/** The spec's error body. */
+/** The API's error body, the same shape for every refusal. */
 export interface ErrorBody {
   statusCode: number;
   message: string | string[];
@@ -14,7 +14,7 @@ export interface ErrorBody {
   [extra: string]: unknown;
 }
 
-/** Renders an AppError as the spec's error body, for a request to `path` (its query left out). */
+/** Renders an AppError as the API's error body, for a request to `path` (its query left out). */
 export function errorBody(error: AppError, path: string, now: Date): ErrorBody {
   const { statusCode, error: name } = ERROR_KINDS[error.kind];
   return {

@@ -4,7 +4,7 @@ import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { AppError, errors } from '../errors.js';
 import { parseThread } from './parseThread.js';
 
-/** Largest JSON body the API reads, in bytes once decompressed (SPEC Limits: 10 MB). */
+/** Largest JSON body the API reads, in bytes once decompressed: 10 MB (413 beyond it). */
 export const JSON_BODY_LIMIT_BYTES = 10 * 1024 * 1024;
 
 /**

@@ -39,7 +39,7 @@ function withFreeJson(ajv: Ajv): Ajv {
 const SIZE_KEYWORDS = new Set(['maxItems', 'maxProperties', 'maxLength', 'freeJson']);
 
 /**
- * The spec's 400 from a list of field problems: `message[]` and `details[]`, duplicates
+ * The API's 400 from a list of field problems: `message[]` and `details[]`, duplicates
  * dropped, at most MAX_VALIDATION_DETAILS of each and then a count. Linear in the problems,
  * so a body with thousands of bad entries costs no more than reading it.
  */
@@ -60,7 +60,7 @@ export function fieldErrors(problems: Iterable<FieldError>, where: 'body' | 'que
   return errors.badRequest(messages, details);
 }
 
-/** Turns ajv's errors into the spec's `message[]` and `details[]`. */
+/** Turns ajv's errors into the error body's `message[]` and `details[]`. */
 export function validationError(ajvErrors: ErrorObject[] | null | undefined, where: 'body' | 'query'): AppError {
   return fieldErrors((ajvErrors ?? []).map((error) => ({ field: fieldOf(error), message: messageOf(error) })), where);
 }

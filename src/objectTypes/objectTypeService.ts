@@ -10,7 +10,7 @@ import type { RegisterObjectTypeInput } from './schemas.js';
 import { SCHEMA_LIMITS, screenSchema } from './schemaScreen.js';
 import { TypeCache } from './typeCache.js';
 
-/** Type names with a meaning of their own in the spec; no organization may redefine them. */
+/** Built-in type names with a meaning of their own; no organization may redefine them. */
 const RESERVED_TYPE_NAMES = new Set(['external-component']);
 
 export interface ObjectTypeServiceDependencies {

@@ -7,7 +7,7 @@ const addFormats = addFormatsModule as unknown as typeof addFormatsModule.defaul
 
 /**
  * Compiled schemas stay usable after the Ajv instance that made them is dropped, but an
- * instance keeps a little of every schema it ever compiled (ajv#1413): a fresh one is
+ * instance keeps a little of every schema it ever compiled (a known ajv trait): a fresh one is
  * started after this many compiles.
  */
 const COMPILES_PER_INSTANCE = 500;

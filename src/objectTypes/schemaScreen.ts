@@ -4,8 +4,8 @@ import { patternProblem } from './regexSafety.js';
 
 /**
  * Refuses, before ajv compiles it, any schema that could hang or exhaust the validator
- * (ajv treats schemas as trusted code; see the reference's section on JSON Schema
- * validation). What the checks below do not cover, ajv's strict mode refuses at compile
+ * (ajv treats schemas as trusted code, as its own security notes warn; docs/security.md).
+ * What the checks below do not cover, ajv's strict mode refuses at compile
  * time: unknown keywords, unknown formats, keywords without their type.
  */
 export const SCHEMA_LIMITS = {

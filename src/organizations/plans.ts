@@ -1,4 +1,4 @@
-/** The plans an organization can be on (SPEC "Plan values"). */
+/** The plans an organization can be on (docs/quotas-and-rate-limits.md). */
 export const PLANS = ['starter', 'professional', 'business', 'enterprise'] as const;
 
 export type Plan = (typeof PLANS)[number];

@@ -9,10 +9,10 @@ import { limitOf, periodOf, QUOTA_TYPES, UNLIMITED, type GaugeQuota, type Period
 import type { UsageStore } from './usageStore.js';
 import type { UsageGauges } from './usageGauges.js';
 
-/** Usage from which an entry carries a warning (SPEC: soft warning from 80 %). */
+/** Usage from which an entry carries a soft warning, before the hard block at 100 %. */
 const WARNING_PERCENT = 80;
 
-/** One quota as `GET /quota` lists it (SPEC "Quota entry"). */
+/** One quota as `GET /quota` lists it (docs/quotas-and-rate-limits.md). */
 export interface QuotaEntry {
   type: QuotaType;
   current: number;

@@ -1,6 +1,6 @@
 import type { Plan } from '../organizations/plans.js';
 
-/** Every quota type of the spec (SPEC "Quota"), in the order `GET /quota` lists them. */
+/** Every quota type (docs/quotas-and-rate-limits.md), in the order `GET /quota` lists them. */
 export const QUOTA_TYPES = [
   'boards',
   'participants',
@@ -45,9 +45,9 @@ const MB = 1_048_576;
 const GB = 1_024 * MB;
 
 /**
- * Plan values (SPEC "Plan values"; -1 = unlimited, 0 = the plan lacks the feature). Rows the
- * spec leaves open are our decision (docs/decisions.md); enterprise's "custom" storage is
- * unlimited unless an operator sets a plan of its own.
+ * What each plan allows (docs/quotas-and-rate-limits.md; -1 = unlimited, 0 = the plan lacks the
+ * feature). Some rows are our own decision (docs/decisions/quotas-and-limits/plan-values-left-open.md);
+ * enterprise's "custom" storage is unlimited unless an operator sets a plan of its own.
  */
 export const PLAN_LIMITS: Record<Plan, Record<QuotaType, number>> = {
   starter: {

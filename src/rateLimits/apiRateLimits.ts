@@ -5,10 +5,10 @@ import type { Plan } from '../organizations/plans.js';
 import type { LimiterStore } from '../store/limiterStore.js';
 import { hitCounter, type HitCounter } from './counters.js';
 
-/** Plans on the premium hourly limit; starter and professional are "standard" (SPEC Limits). */
+/** Plans on the premium hourly limit; starter and professional are on the standard one. */
 const PREMIUM_PLANS: ReadonlySet<Plan> = new Set<Plan>(['business', 'enterprise']);
 
-/** One of the spec's two rate-limit statements, as a fixed window aligned on the epoch. */
+/** One of the two API rate limits, as a fixed window aligned on the epoch. */
 interface Window {
   unit: 'minute' | 'hour';
   ms: number;
@@ -44,7 +44,7 @@ export interface ApiRateLimitDependencies {
 }
 
 /**
- * Both rate-limit statements of the spec hold at once (DESIGN 4): `perMinute` per key, and
+ * Both API rate limits hold at once (docs/quotas-and-rate-limits.md): `perMinute` per key, and
  * `perHour` or `perHourPremium` per key by plan. Windows are fixed and aligned on the
  * epoch, so every instance agrees on when a window resets. Every call counts, refused
  * ones included, so hammering a 429 does not come for free.

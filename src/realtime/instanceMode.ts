@@ -12,7 +12,7 @@ import { snapshotFromMemory, type SnapshotWriter } from './persistenceExtension.
 
 /**
  * Whether this instance runs alone or as one of several: the only difference is what is
- * plugged in here (DESIGN.md section 1, Scale-out). Several instances share PostgreSQL and
+ * plugged in here (docs/architecture.md). Several instances share PostgreSQL and
  * Redis, and any of them serves any board.
  */
 export interface InstanceMode {

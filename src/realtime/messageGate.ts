@@ -4,7 +4,7 @@ import { encodeUpdateFrame, MessageType, peekFrame, SyncStep } from './wireFrame
 
 /** Limits of one connection's incoming messages. */
 export interface MessageGateLimits {
-  /** Messages per second let through at once (SPEC: 10 per connection). @default 10 */
+  /** Messages per second let through at once; more are held, and their updates merged. @default 10 */
   perSecond: number;
   /** Messages per second beyond which the connection is flooding and is closed. @default 100 */
   floodPerSecond: number;

@@ -87,7 +87,7 @@ export class PersistenceExtension implements Extension {
         } catch (error) {
           // Every update is already in the update log, so a failed compaction loses nothing.
           // Not rethrowing lets Hocuspocus unload the document instead of keeping it in memory
-          // forever (the leak of Hocuspocus #954); the next store compacts instead.
+          // forever (a document whose store throws is never unloaded); the next store compacts instead.
           this.logger.error({ err: error, document: documentName }, 'snapshot failed; the update log still holds every change');
         }
       },

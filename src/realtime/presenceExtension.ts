@@ -4,7 +4,7 @@ import pRetry from 'p-retry';
 import { participantIdentity, type BoardAccess, type BoardGrant, type ParticipantIdentity } from '../boards/boardAccess.js';
 import { participantColor } from '../boards/participantColor.js';
 import { participantName } from '../boards/participantName.js';
-import { presentSessionParticipant } from '../boards/sessionParticipants.js';
+import { presentSessionParticipant, type SessionParticipants } from '../boards/sessionParticipants.js';
 import type { ParticipantHistory } from '../boards/participantHistory.js';
 import type { ParticipantView } from '../boards/ports.js';
 import type { SeatLedger, SeatRelease } from '../store/seatLedger.js';
@@ -42,6 +42,7 @@ export class PresenceExtension implements Extension {
     private readonly deps: {
       access: BoardAccess;
       history: ParticipantHistory;
+      sessions: Pick<SessionParticipants, 'discard'>;
       registry: PresenceRegistry;
       seats: SeatLedger<BoardSeat>;
       messenger: SocketMessenger;
@@ -83,7 +84,11 @@ export class PresenceExtension implements Extension {
     const claiming = this.claim(grant, key, seat, shared.seatHolderId);
     shared.seatClaim = claiming;
     const claim = await claiming;
-    if (claim.kind === 'refused' || claim.kind === 'unanswered') return socket.closeSocket(claim.close);
+    if (claim.kind === 'refused' || claim.kind === 'unanswered') {
+      // Closed first: nothing the refused socket sends may be applied while its participant is forgotten.
+      socket.closeSocket(claim.close);
+      return this.discardMintedSession(socket);
+    }
     // Another socket of the participant already holds the seat: shown as it was when taken.
     const shownView = claim.kind === 'held' ? claim.seat.view : view;
     this.deps.registry.join(board.id, { key, view: shownView, identity, role: grant.role }, { socketId: socket.socketId, holderId: shared.seatHolderId }, claim.session, now);
@@ -105,7 +110,7 @@ export class PresenceExtension implements Extension {
     this.deps.messenger.broadcast(board.id, { type: 'participant:joined', participant: view, participant_count: shown }, { kind: 'everyone', except: socket.socketId });
     await this.deps.bus.publish('participant.joined', {
       ...scope,
-      board: { title: board.title, external_id: board.externalId, external_data: board.externalData, created_at: board.createdAt.toISOString() },
+      board: { title: board.title, external_id: board.externalId, created_at: board.createdAt.toISOString() },
       user: seat.user,
       participant_count: claim.seated,
       joined_at: now.toISOString(),
@@ -151,6 +156,13 @@ export class PresenceExtension implements Extension {
     if (!session || session.user.userId !== grant.user?.userId) return;
     const message: ServerMessage = { type: 'session:participant', ...presentSessionParticipant(session) };
     connection.sendStateless(JSON.stringify(message));
+  }
+
+  /** A participant minted for this socket (authExtension.ts) whose seat was refused is never handed over: forgotten. */
+  private async discardMintedSession(socket: SocketContext): Promise<void> {
+    const session = await socket.admission.session;
+    if (!session) return;
+    await this.deps.sessions.discard(session).catch((error: unknown) => this.deps.logger.warn({ err: error, board_id: session.grant.board.id }, 'refused session participant not forgotten'));
   }
 
   /** The socket's seat, or why it may not have one (a full board, or the ledger unreachable). */

@@ -41,7 +41,7 @@ export interface RealtimeDependencies {
   frames: FrameDirectory;
   history: ParticipantHistory;
   /** Mints the session participant of a socket that joins through the shared guest link. */
-  sessions: Pick<SessionParticipants, 'mint'>;
+  sessions: Pick<SessionParticipants, 'mint' | 'discard'>;
   /** The object rules (custom object types) every socket write must pass. */
   objectRules: SocketObjectRules;
   bus: EventBus;
@@ -76,10 +76,6 @@ export interface Realtime {
   hocuspocus: Hocuspocus;
   /** The sockets of boards as agents reach them (notifications, navigation, activity, visible agents). */
   agentSockets: AgentSockets;
-  /** How many people are connected to a board now, through any instance (visible agents take no seat). */
-  participantsOnline(boardId: string): Promise<number>;
-  /** Boards with people connected now, through any instance. */
-  boardsOnline(): Promise<string[]>;
   /** Starts accepting sockets on the HTTP server's upgrade requests. */
   listen(server: Server): void;
   close(): Promise<void>;
@@ -100,23 +96,10 @@ export function createRealtime(deps: RealtimeDependencies): Realtime {
   const signals = deps.instance.channels.channel<SocketSignal>(SOCKET_SIGNALS_CHANNEL);
   const persistence = new PersistenceExtension(store, journal, logger, deps.instance.writeSnapshot, deps.observers?.documentLoads);
   const objectEvents = new ObjectEventsExtension(bus, logger);
-  const hocuspocus = new Hocuspocus({
-    quiet: true,
-    debounce: 2_000,
-    maxDebounce: 10_000,
-    extensions: [],
-  });
+  const hocuspocus = new Hocuspocus({ quiet: true, debounce: 2_000, maxDebounce: 10_000, extensions: [] });
   const messenger = new SocketMessenger(hocuspocus, registry, signals);
   const agentAwareness = new AgentAwareness(hocuspocus, registry);
-  const componentEvents = new ComponentEvents({
-    manifests: deps.componentManifests,
-    frames,
-    // Only loaded documents: one no socket has open shows its components to nobody.
-    liveObjects: (name) => {
-      const live = hocuspocus.documents.get(name);
-      return live && !live.isLoading ? readObjects(live) : null;
-    },
-  });
+  const componentEvents = liveComponentEvents(hocuspocus, deps);
   hocuspocus.configure({
     extensions: [
       ...deps.instance.documentExtensions,
@@ -124,7 +107,7 @@ export function createRealtime(deps: RealtimeDependencies): Realtime {
       new WriteCheckExtension(frames, deps.objectRules),
       persistence,
       objectEvents,
-      new PresenceExtension({ access, history, registry, seats, messenger, bus, clock, logger }),
+      new PresenceExtension({ access, history, sessions: deps.sessions, registry, seats, messenger, bus, clock, logger }),
       new StatelessExtension({ registry, seats, messenger, bus, clock, componentEvents }),
       new ActivityExtension({ registry, clock }),
       agentAwareness,
@@ -142,8 +125,6 @@ export function createRealtime(deps: RealtimeDependencies): Realtime {
     zones,
     hocuspocus,
     agentSockets,
-    participantsOnline: (boardId) => seats.count(boardId),
-    boardsOnline: () => seats.boards(),
     listen(server) {
       sockets = attachSocketServer(server, {
         hocuspocus,
@@ -157,15 +138,33 @@ export function createRealtime(deps: RealtimeDependencies): Realtime {
     async close() {
       sockets?.close();
       agentAwareness.close();
-      hocuspocus.closeConnections();
-      hocuspocus.flushPendingStores();
-      const deadline = Date.now() + SHUTDOWN_UNLOAD_TIMEOUT_MS;
-      while (hocuspocus.getDocumentsCount() > 0 && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      await journal.close();
+      await unloadAll(hocuspocus, journal);
     },
   };
+}
+
+/** Component events between the objects of loaded documents. */
+function liveComponentEvents(hocuspocus: Hocuspocus, deps: RealtimeDependencies): ComponentEvents {
+  return new ComponentEvents({
+    manifests: deps.componentManifests,
+    frames: deps.frames,
+    // Only loaded documents: one no socket has open shows its components to nobody.
+    liveObjects: (name) => {
+      const live = hocuspocus.documents.get(name);
+      return live && !live.isLoading ? readObjects(live) : null;
+    },
+  });
+}
+
+/** Closes every socket, stores every document and waits (a while) for them to unload, then for the journal's last writes. */
+async function unloadAll(hocuspocus: Hocuspocus, journal: UpdateJournal): Promise<void> {
+  hocuspocus.closeConnections();
+  hocuspocus.flushPendingStores();
+  const deadline = Date.now() + SHUTDOWN_UNLOAD_TIMEOUT_MS;
+  while (hocuspocus.getDocumentsCount() > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  await journal.close();
 }
 
 /** Does to this instance's sockets what another instance did to its own (socketSignals.ts). */

@@ -76,110 +76,60 @@ export function touchedObjects(doc: Y.Doc, update: Uint8Array): Map<string, Touc
  * Throws RangeError when the update holds a value too deep for lib0 to decode.
  */
 export function inspectUpdate(doc: Y.Doc, update: Uint8Array): UpdateInspection {
-  const objects = doc.getMap(OBJECTS_MAP);
   const { structs, ds } = Y.decodeUpdate(update);
   const inUpdate = indexByClient(structs.filter((struct): struct is Y.Item => struct instanceof Y.Item));
-  const memo = new Map<Y.Item, Placement | null>();
-  const touched = new Map<string, TouchedObject>();
-  const outOfBounds: OutOfBoundsContent[] = [];
-  let nestsTypesTooDeep = false;
-  let writesServerOwned = false;
-  const touch = (key: string) => {
-    let entry = touched.get(key);
-    if (!entry) touched.set(key, (entry = { id: key, deleted: false }));
-    return entry;
-  };
-
-  const find = (id: Y.ID | null): Y.Item | null => (id ? (lookup(inUpdate, id) ?? storeItem(doc, id)) : null);
-
-  const rootPlacement = (root: string, key: string | null): Placement => ({
-    root,
-    rootKey: key,
-    object: root === OBJECTS_MAP ? { key: key ?? '', field: null } : null,
-    level: 0,
-  });
-
-  const stepOf = (item: Y.Item): Step => {
-    const parent = item.parent as unknown;
-    if (parent instanceof Y.AbstractType) {
-      const owner = parent._item;
-      if (owner) return { through: owner, owner: true };
-      return { placement: rootPlacement(parent === objects ? OBJECTS_MAP : (Y.findRootTypeKey(parent) ?? ''), item.parentSub) };
-    }
-    if (typeof parent === 'string') return { placement: rootPlacement(parent, item.parentSub) };
-    // No parent written: the item sits where its neighbour sits (same parent, same key).
-    const next = parent instanceof Y.ID ? find(parent) : (find(item.origin) ?? find(item.rightOrigin));
-    return next ? { through: next, owner: parent instanceof Y.ID } : { placement: null };
-  };
-
-  const place = (item: Y.Item): Placement | null => {
-    const path: Array<{ item: Y.Item; owner: boolean }> = [];
-    let current = item;
-    let placement: Placement | null;
-    for (;;) {
-      if (memo.has(current)) {
-        placement = memo.get(current)!;
-        break;
-      }
-      // Marked before it is known: a cycle of references resolves to "nowhere".
-      memo.set(current, null);
-      const step = stepOf(current);
-      if ('placement' in step) {
-        placement = step.placement;
-        memo.set(current, placement);
-        break;
-      }
-      path.push({ item: current, owner: step.owner });
-      current = step.through;
-    }
-    for (let index = path.length - 1; index >= 0; index -= 1) {
-      const { item: below, owner } = path[index]!;
-      if (placement && owner) placement = nestedPlacement(placement, below.parentSub);
-      memo.set(below, placement);
-    }
-    return placement;
-  };
-
-  /** The map key an item is written under; an update leaves it out when the item has a neighbour. */
-  const keyOf = (item: Y.Item): string | null => {
-    const seen = new Set<Y.Item>();
-    let current: Y.Item | null = item;
-    while (current && current.parentSub === null && !seen.has(current)) {
-      seen.add(current);
-      current = find(current.origin) ?? find(current.rightOrigin);
-    }
-    return current?.parentSub ?? null;
-  };
-
+  const placer = new Placer(doc, inUpdate);
+  const found: UpdateInspection = { touched: new Map(), outOfBounds: [], nestsTypesTooDeep: false, writesServerOwned: false };
   for (const items of inUpdate.values()) {
-    for (const item of items) {
-      const placement = place(item);
-      if (placement && SERVER_OWNED_ROOTS.has(placement.root)) writesServerOwned = true;
-      if (placement && item.content instanceof Y.ContentType && placement.level + 1 > MAX_TYPE_LEVEL) nestsTypesTooDeep = true;
-      const violation = violationOf(item.content, placement);
-      if (violation) outOfBounds.push({ id: item.id, length: item.length, objectId: placement?.object?.key ?? null, violation });
-      const location = placement?.object;
-      if (!location) continue;
-      const entry = touch(location.key);
-      if (location.field === LOCK_FIELD) entry.writesLock = true;
-      if (!(item.content instanceof Y.ContentAny) || violation) continue;
-      const value = item.content.getContent()[0] as unknown;
-      if (location.field === null) {
-        // An object written as a plain JSON value (readObjects reads it like a Y.Map).
-        const position = (value as { position?: Partial<Point> } | null)?.position;
-        if (isPoint(position)) entry.position = position;
-        if (typeof value === 'object' && value !== null && Object.hasOwn(value, LOCK_FIELD)) entry.writesLock = true;
-      } else if (location.field === 'position') {
-        if (isPoint(value)) entry.position = value;
-        else if (Number.isFinite(value)) {
-          // A coordinate inside a position written as a nested Y.Map.
-          const key = keyOf(item);
-          if (key === 'x' || key === 'y') entry.coordinates = { ...entry.coordinates, [key]: value as number };
-        }
-      }
+    for (const item of items) inspectWrite(item, placer, found);
+  }
+  const removedLocks = inspectDeletions(doc, ds, placer, found);
+  // Removing an object removes its fields too: only a lock removed from an object that stays is written.
+  for (const key of removedLocks) if (!found.touched.get(key)!.deleted) found.touched.get(key)!.writesLock = true;
+  return found;
+}
+
+/** The entry of an object the update touches, added on first touch. */
+function touch(found: UpdateInspection, key: string): TouchedObject {
+  let entry = found.touched.get(key);
+  if (!entry) found.touched.set(key, (entry = { id: key, deleted: false }));
+  return entry;
+}
+
+/** What one item the update writes does: where it lands, whether it breaks a bound, what it sets on its object. */
+function inspectWrite(item: Y.Item, placer: Placer, found: UpdateInspection): void {
+  const placement = placer.place(item);
+  if (placement && SERVER_OWNED_ROOTS.has(placement.root)) found.writesServerOwned = true;
+  if (placement && item.content instanceof Y.ContentType && placement.level + 1 > MAX_TYPE_LEVEL) found.nestsTypesTooDeep = true;
+  const violation = violationOf(item.content, placement);
+  if (violation) found.outOfBounds.push({ id: item.id, length: item.length, objectId: placement?.object?.key ?? null, violation });
+  const location = placement?.object;
+  if (!location) return;
+  const entry = touch(found, location.key);
+  if (location.field === LOCK_FIELD) entry.writesLock = true;
+  if (!(item.content instanceof Y.ContentAny) || violation) return;
+  const value = item.content.getContent()[0] as unknown;
+  if (location.field === null) {
+    // An object written as a plain JSON value (readObjects reads it like a Y.Map).
+    const position = (value as { position?: Partial<Point> } | null)?.position;
+    if (isPoint(position)) entry.position = position;
+    if (typeof value === 'object' && value !== null && Object.hasOwn(value, LOCK_FIELD)) entry.writesLock = true;
+  } else if (location.field === 'position') {
+    if (isPoint(value)) entry.position = value;
+    else if (Number.isFinite(value)) {
+      // A coordinate inside a position written as a nested Y.Map.
+      const key = placer.keyOf(item);
+      if (key === 'x' || key === 'y') entry.coordinates = { ...entry.coordinates, [key]: value as number };
     }
   }
+}
 
+/**
+ * What the update's delete set removes from the live document: objects deleted, server-owned
+ * content. Returns the objects whose lock field it removes.
+ */
+function inspectDeletions(doc: Y.Doc, ds: ReturnType<typeof Y.decodeUpdate>['ds'], placer: Placer, found: UpdateInspection): Set<string> {
+  const objects = doc.getMap(OBJECTS_MAP);
   const removedLocks = new Set<string>();
   ds.clients.forEach((ranges, client) => {
     const structsOfClient = doc.store.clients.get(client);
@@ -191,19 +141,93 @@ export function inspectUpdate(doc: Y.Doc, update: Uint8Array): UpdateInspection 
         const struct = structsOfClient[index]!;
         if (struct.id.clock >= end) break;
         if (!(struct instanceof Y.Item) || struct.deleted) continue;
-        const placement = place(struct);
-        if (placement && SERVER_OWNED_ROOTS.has(placement.root)) writesServerOwned = true;
+        const placement = placer.place(struct);
+        if (placement && SERVER_OWNED_ROOTS.has(placement.root)) found.writesServerOwned = true;
         const location = placement?.object;
         if (!location) continue;
-        const entry = touch(location.key);
+        const entry = touch(found, location.key);
         if (location.field === null && struct.parent === objects && objects._map.get(location.key) === struct) entry.deleted = true;
         if (location.field === LOCK_FIELD) removedLocks.add(location.key);
       }
     }
   });
-  // Removing an object removes its fields too: only a lock removed from an object that stays is written.
-  for (const key of removedLocks) if (!touched.get(key)!.deleted) touched.get(key)!.writesLock = true;
-  return { touched, outOfBounds, nestsTypesTooDeep, writesServerOwned };
+  return removedLocks;
+}
+
+/**
+ * Places items, of the update or of the live document, through their parents or neighbours
+ * (see inspectUpdate); each item is placed once per inspection.
+ */
+class Placer {
+  private readonly objects: Y.Map<unknown>;
+  private readonly memo = new Map<Y.Item, Placement | null>();
+
+  constructor(
+    private readonly doc: Y.Doc,
+    private readonly inUpdate: Map<number, Y.Item[]>,
+  ) {
+    this.objects = doc.getMap(OBJECTS_MAP);
+  }
+
+  place(item: Y.Item): Placement | null {
+    const path: Array<{ item: Y.Item; owner: boolean }> = [];
+    let current = item;
+    let placement: Placement | null;
+    for (;;) {
+      if (this.memo.has(current)) {
+        placement = this.memo.get(current)!;
+        break;
+      }
+      // Marked before it is known: a cycle of references resolves to "nowhere".
+      this.memo.set(current, null);
+      const step = this.stepOf(current);
+      if ('placement' in step) {
+        placement = step.placement;
+        this.memo.set(current, placement);
+        break;
+      }
+      path.push({ item: current, owner: step.owner });
+      current = step.through;
+    }
+    for (let index = path.length - 1; index >= 0; index -= 1) {
+      const { item: below, owner } = path[index]!;
+      if (placement && owner) placement = nestedPlacement(placement, below.parentSub);
+      this.memo.set(below, placement);
+    }
+    return placement;
+  }
+
+  /** The map key an item is written under; an update leaves it out when the item has a neighbour. */
+  keyOf(item: Y.Item): string | null {
+    const seen = new Set<Y.Item>();
+    let current: Y.Item | null = item;
+    while (current && current.parentSub === null && !seen.has(current)) {
+      seen.add(current);
+      current = this.find(current.origin) ?? this.find(current.rightOrigin);
+    }
+    return current?.parentSub ?? null;
+  }
+
+  private find(id: Y.ID | null): Y.Item | null {
+    return id ? (lookup(this.inUpdate, id) ?? storeItem(this.doc, id)) : null;
+  }
+
+  private stepOf(item: Y.Item): Step {
+    const parent = item.parent as unknown;
+    if (parent instanceof Y.AbstractType) {
+      const owner = parent._item;
+      if (owner) return { through: owner, owner: true };
+      return { placement: rootPlacement(parent === this.objects ? OBJECTS_MAP : (Y.findRootTypeKey(parent) ?? ''), item.parentSub) };
+    }
+    if (typeof parent === 'string') return { placement: rootPlacement(parent, item.parentSub) };
+    // No parent written: the item sits where its neighbour sits (same parent, same key).
+    const next = parent instanceof Y.ID ? this.find(parent) : (this.find(item.origin) ?? this.find(item.rightOrigin));
+    return next ? { through: next, owner: parent instanceof Y.ID } : { placement: null };
+  }
+}
+
+function rootPlacement(root: string, key: string | null): Placement {
+  return { root, rootKey: key, object: root === OBJECTS_MAP ? { key: key ?? '', field: null } : null, level: 0 };
 }
 
 /** The first bound a struct's values break, with the path from its object (or root) named. */

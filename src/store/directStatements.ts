@@ -2,9 +2,10 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type pg from 'pg';
 import { pgDriver } from './drivers.js';
 import { openSqliteConnection, sqliteTime, whenUnlocked } from './sqliteConnection.js';
+import { SqliteStatementThread } from './sqliteStatementThread.js';
 
 /** A value bound to a statement. Dates are bound in the form Prisma stores them in on each database. */
-export type StatementValue = string | number | Date;
+export type StatementValue = string | number | Date | null;
 
 /**
  * Statements run on the database driver directly, each SQLite statement prepared once, for the
@@ -18,6 +19,11 @@ export type StatementValue = string | number | Date;
 export interface DirectStatements {
   /** The rows of one statement (a write with RETURNING included). */
   all<Row>(sql: string, values: StatementValue[]): Promise<Row[]>;
+  /**
+   * As `all`, for a statement that binds or returns megabytes: on SQLite it runs on a thread of
+   * its own (sqliteStatementThread.ts); PostgreSQL's driver is asynchronous already.
+   */
+  allLarge<Row>(sql: string, values: StatementValue[]): Promise<Row[]>;
   close(): Promise<void>;
 }
 
@@ -26,19 +32,27 @@ export function openDirectStatements(url: string, sqliteFile?: string): DirectSt
   return sqliteFile ? new SqliteStatements(sqliteFile) : new PostgresStatements(url);
 }
 
+const sqliteValue = (value: StatementValue) => (value instanceof Date ? sqliteTime(value) : value);
+
 class SqliteStatements implements DirectStatements {
   private readonly db: BetterSqlite3.Database;
   private readonly prepared = new Map<string, BetterSqlite3.Statement>();
+  private readonly thread: SqliteStatementThread;
 
   constructor(file: string) {
     this.db = openSqliteConnection(file);
+    this.thread = new SqliteStatementThread(file);
   }
 
   all<Row>(sql: string, values: StatementValue[]): Promise<Row[]> {
     const statement = this.prepared.get(sql) ?? this.prepare(sql);
-    const bound = values.map((value) => (value instanceof Date ? sqliteTime(value) : value));
+    const bound = values.map(sqliteValue);
     // Never waits inside SQLite (sqliteConnection.ts): a write that meets the lock is tried again.
     return whenUnlocked(() => statement.all(...bound) as Row[]);
+  }
+
+  allLarge<Row>(sql: string, values: StatementValue[]): Promise<Row[]> {
+    return this.thread.all<Row>(sql, values.map(sqliteValue));
   }
 
   private prepare(sql: string): BetterSqlite3.Statement {
@@ -48,6 +62,7 @@ class SqliteStatements implements DirectStatements {
   }
 
   async close(): Promise<void> {
+    await this.thread.close();
     this.db.close();
   }
 }
@@ -65,6 +80,10 @@ class PostgresStatements implements DirectStatements {
     const numbered = sql.replace(/\?/g, () => `$${(index += 1)}`);
     const bound = values.map((value) => (value instanceof Date ? value.toISOString() : value));
     return (await this.pool.query(numbered, bound)).rows as Row[];
+  }
+
+  allLarge<Row>(sql: string, values: StatementValue[]): Promise<Row[]> {
+    return this.all<Row>(sql, values);
   }
 
   async close(): Promise<void> {

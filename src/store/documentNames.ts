@@ -1,5 +1,5 @@
 /**
- * The layout of stored documents (DESIGN §1): a board's own document is named by the board's id,
+ * The layout of stored documents (docs/architecture.md): a board's own document is named by the board's id,
  * and each zone's content by `<board>/zones/<frame>`. The store keys documents by these names and
  * files each row under its board; the domain and the realtime side read names through here too.
  */

@@ -11,7 +11,7 @@ import { ACCESS_TOKEN_TTL_SECONDS, type UserTokens } from './userTokens.js';
 /** A refresh token lives 30 days from its issue; each use replaces it with a new one. */
 export const REFRESH_TOKEN_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 
-/** What login and refresh answer (OAuth 2 token response, with the spec's `accessToken`). */
+/** What login and refresh answer (OAuth 2 token response, its token named `accessToken` as the API documents it). */
 export interface TokenResponse {
   accessToken: string;
   refresh_token: string;

@@ -1,4 +1,4 @@
-/** Events a webhook can carry (SPEC Events, webhook deliveries). */
+/** Events a webhook can carry (docs/webhooks.md). */
 export const WEBHOOK_EVENTS = [
   'board.created',
   'board.ended',
@@ -22,7 +22,7 @@ const FAMILIES = new Set(WEBHOOK_EVENTS.map((name) => name.split('.')[0]!));
 const VERBS = new Set(WEBHOOK_EVENTS.map((name) => name.split('.')[1]!));
 
 /**
- * Whether a subscription pattern is one the spec allows: an exact event name, `*`,
+ * Whether a subscription pattern is one a subscription may use: an exact event name, `*`,
  * `<family>.*` (board, session, participant, object) or `*.<verb>` of a known verb.
  */
 export function isValidPattern(pattern: string): boolean {

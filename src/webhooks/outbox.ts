@@ -61,7 +61,7 @@ export class WebhookOutbox {
     if (board?.webhookUrl && board.webhookSecret) targets.push({ url: board.webhookUrl, subscriptionId: null, secret: board.webhookSecret });
     if (targets.length === 0) return;
     const timestamp = event.occurredAt.toISOString();
-    const data = { external_data: board?.externalData ?? null, ...event.payload };
+    const data = withExternalData(event.payload, board?.externalData ?? null);
     const now = this.deps.clock.now();
     // Deliveries past the day's quota are kept in the log as failed (`quota_exceeded`), never sent.
     const allowed = await this.deps.quotas.consumeUpTo(payload.organization_id, 'webhooks_daily', targets.length);
@@ -143,4 +143,15 @@ export class WebhookOutbox {
       };
     });
   }
+}
+
+/**
+ * Every payload echoes the board's `external_data`, and so does its `board` block where it has
+ * one (participant.joined). Added here, from the outbox's cached copy, so that publishing an
+ * event never reads the board's large columns.
+ */
+function withExternalData(payload: object, externalData: Record<string, unknown> | null): Record<string, unknown> {
+  const { board } = payload as { board?: unknown };
+  const withBoard = typeof board === 'object' && board !== null ? { board: { ...board, external_data: externalData } } : {};
+  return { external_data: externalData, ...payload, ...withBoard };
 }

@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { publicOnlyLookup, webhookUrlProblem } from './egress.js';
 
-/** A receiver must answer within this time (SPEC: 10 seconds). */
+/** A receiver must answer within 10 seconds; no answer by then is a failed attempt. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
 /** Connections to receivers are kept alive and reused (a new connection still runs the egress lookup). */
 const agents = {

@@ -3,7 +3,7 @@ import { matchesPattern, isValidPattern } from './eventPatterns.js';
 import { signWebhookBody, verifyWebhookSignature } from './signature.js';
 
 describe('webhook signatures', () => {
-  // The published test vector (README): anyone can check their receiver against it.
+  // The published test vector (docs/webhooks.md): anyone can check their receiver against it.
   const secret = '0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef';
   const body = '{"delivery_id":"00000000-0000-4000-8000-000000000000","event":"board.created","timestamp":"2026-01-01T00:00:00.000Z","data":{}}';
 

@@ -3,7 +3,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 /**
  * `X-Webhook-Signature`: lowercase hex HMAC-SHA256 of the raw request body, keyed with the
  * subscription secret taken as ASCII bytes (the 64-character hex string itself, as GitHub
- * does; DESIGN.md section 4).
+ * does; docs/webhooks.md).
  */
 export function signWebhookBody(rawBody: string | Buffer, secret: string): string {
   return createHmac('sha256', secret).update(rawBody).digest('hex');

@@ -3,7 +3,7 @@ import type { Logger } from '../logger.js';
 import type { Db } from '../store/database.js';
 import type { RecordedAttempt } from '../store/deliveryLog.js';
 
-/** Consecutive failed deliveries after which a subscription is disabled (SPEC Limits). */
+/** Consecutive failed deliveries after which a subscription is disabled; any success resets the count. */
 export const AUTO_DISABLE_AFTER = 10;
 
 export interface SubscriptionHealthDependencies {

@@ -96,14 +96,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
   return {
     subscriptions,
     dispatcher,
-    boardKeys: {
-      newSecret() {
-        const secret = generateSigningSecret();
-        return { secret, sealed: secrets.seal(secret) };
-      },
-      urlProblem: (url) => webhookUrlProblem(url, options.allowPrivateTargets),
-      boardCreated: (boardId, target) => outbox.boardCreated(boardId, target),
-    },
+    boardKeys: boardWebhookKeys(secrets, outbox, options.allowPrivateTargets),
     boardChanged: (boardId) => outbox.boardChanged(boardId),
     subscriptionsChanged: (organizationId) => outbox.subscriptionsChanged(organizationId),
     forgetCached: () => outbox.forgetAll(),
@@ -115,5 +108,17 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       unsubscribe?.();
       await dispatcher.stop();
     },
+  };
+}
+
+/** A board's own webhook: its signing secret, its target URL's check, and the outbox's cache of it. */
+function boardWebhookKeys(secrets: SecretBox, outbox: WebhookOutbox, allowPrivateTargets: boolean): BoardWebhookKeys {
+  return {
+    newSecret() {
+      const secret = generateSigningSecret();
+      return { secret, sealed: secrets.seal(secret) };
+    },
+    urlProblem: (url) => webhookUrlProblem(url, allowPrivateTargets),
+    boardCreated: (boardId, target) => outbox.boardCreated(boardId, target),
   };
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createBoard, expectOk, postFrame, serverForSuite, tokenOf } from '../helpers/fixtures.js';
 
-/** SPEC "AI agents": every endpoint, its defaults and its errors, over real HTTP. */
+/** The Agents API (docs/agents.md): every endpoint, its defaults and its errors, over real HTTP. */
 const { server } = serverForSuite();
 
 const tutor = {
@@ -25,7 +25,7 @@ async function boardWithAgent(body: Record<string, unknown> = tutor) {
 }
 
 describe('creating an agent', () => {
-  it('answers the full record with the spec defaults', async () => {
+  it('answers the full record with every default filled in', async () => {
     const { board, agent } = await boardWithAgent();
     expect(agent).toMatchObject({
       boardUuid: board.board_uuid,

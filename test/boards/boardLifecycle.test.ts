@@ -96,7 +96,7 @@ describe('PATCH /boards/:id', () => {
     ['a config value of the wrong type', { config: { max_participants: 'many' } }, 'config.max_participants'],
     ['an unknown field next to a valid one', { title: 'Valid', colour: 'red' }, 'colour'],
     ['an unknown config field', { config: { max_participants: 5, theme: 'dark' } }, 'config.theme'],
-  ])('refuses %s with 400 in the spec error body and changes nothing', async (_case, body, field) => {
+  ])('refuses %s with 400 in the API error body and changes nothing', async (_case, body, field) => {
     const board = await newBoard({ config: { max_participants: 7 } });
     const before = (await getBoard(board.board_uuid)).body;
     const refused = await server.api('PATCH', `/boards/${board.board_uuid}`, body);

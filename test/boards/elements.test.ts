@@ -218,7 +218,7 @@ describe('pagination', () => {
   });
 });
 
-describe('bad query values answer 400 with the spec error body', () => {
+describe('bad query values answer 400 with the API error body', () => {
   const cases: Array<[string, string, string]> = [
     ['a negative offset', 'offset=-1', 'offset'],
     ['a fractional offset', 'offset=1.5', 'offset'],

@@ -61,7 +61,7 @@ const boardCalls = [
   { name: 'POST /boards/:id/objects', method: 'POST', suffix: '/objects', body: { type: 'note', data: { text: 'from B' }, position: { x: 0, y: 0 } } },
 ] as const;
 
-/** Asserts a 403 in the spec error body for `path` that leaks none of org A's secrets, in body or headers. */
+/** Asserts a 403 in the API error body for `path` that leaks none of org A's secrets, in body or headers. */
 function expectForbiddenWithoutLeak(response: ApiResponse, path: string) {
   expectErrorBody(response, { statusCode: 403, error: 'Forbidden', path: `/api/v1${path}` });
   const text = JSON.stringify(response.body);
@@ -91,7 +91,7 @@ async function snapshotOfA() {
 const idsOf = (response: ApiResponse) => (response.body as Array<{ board_uuid: string }>).map((board) => board.board_uuid);
 
 describe('a board of another organization', () => {
-  it.each(boardCalls)('$name answers 403 with the spec error body and no data of the board', async ({ method, suffix, body }) => {
+  it.each(boardCalls)('$name answers 403 with the API error body and no data of the board', async ({ method, suffix, body }) => {
     const before = await snapshotOfA();
     const path = `/boards/${boardA.board_uuid}${suffix}`;
     expectForbiddenWithoutLeak(await asB(method, path, body), path);

@@ -4,7 +4,7 @@ import { publishComponent, uniqueComponentName } from '../helpers/components.js'
 import { serverForSuite } from '../helpers/fixtures.js';
 
 /**
- * DESIGN §2 (`WEBHOOK_ALLOW_PRIVATE`): a board's data provider URL and its components' URLs
+ * Egress rules (`WEBHOOK_ALLOW_PRIVATE`, docs/security.md): a board's data provider URL and its components' URLs
  * are fetched by the service or by browsers, so in production they pass the same egress
  * rules as webhook URLs (https, public hosts only); 400 names the field.
  */

@@ -4,7 +4,7 @@ import { createBoard, expectOk, serverForSuite } from '../helpers/fixtures.js';
 import { eventually } from '../helpers/testServer.js';
 
 /**
- * Issue 29, point 8: what an agent writes on the board (here the built-in rule engine's
+ * What an agent writes on the board (here the built-in rule engine's
  * tutor: feedback, a hint, a note of its own, a summary, generated ideas) shows in the browser
  * client as notes, each with its whole text visible, none covering another.
  */

@@ -16,7 +16,7 @@ import {
 import { createBoard, serverForSuite } from '../helpers/fixtures.js';
 
 /**
- * Issue 13, "Done means": a host and a guest, each in a browser of their own, see each other's
+ * A host and a guest, each in a browser of their own, see each other's
  * drawings live; objects written over REST appear in both; an object type the client does not
  * know is still shown; ending the session tells the guest why it was disconnected.
  */

@@ -11,7 +11,7 @@ import { publishComponent, uniqueComponentName } from '../helpers/components.js'
 import { createBoard, serverForSuite, tokenOf } from '../helpers/fixtures.js';
 import { eventually, startTestServer, type TestServer } from '../helpers/testServer.js';
 
-/** The README's picture of a component: written again only when asked (`UPDATE_SCREENSHOTS=1`), so a test run leaves the tree clean. */
+/** The picture of a component in docs/components.md: written again only when asked (`UPDATE_SCREENSHOTS=1`), so a test run leaves the tree clean. */
 const DOCS_SCREENSHOT = fileURLToPath(new URL('../../docs/client-component.png', import.meta.url));
 
 /**

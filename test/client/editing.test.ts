@@ -36,7 +36,7 @@ async function focusBoard(page: Page, emptySpot: Point): Promise<void> {
 
 const objectOf = (server: TestServer, boardId: string, objectId: string) => server.api('GET', `/boards/${boardId}/objects/${objectId}`);
 
-/** Issue 13, editing in the page: undo and redo of one's own changes, the select tool, refused writes, keyboard and phone. */
+/** Editing in the page: undo and redo of one's own changes, the select tool, refused writes, keyboard and phone. */
 describe('browser client: editing', () => {
   const { server } = serverForSuite();
   const browsers = browserForSuite();

@@ -18,7 +18,7 @@ const AXES: Axis[] = [
 ];
 
 /**
- * What the spec's hard lock breaks in a view: per axis, a view smaller than the frame must lie
+ * What a hard lock forbids in a view: per axis, a view smaller than the frame must lie
  * inside it and a larger one must be centred on it; and the view may be larger on one axis at
  * most (beyond letterboxing, no more than the frame is seen).
  */
@@ -60,7 +60,7 @@ async function pointAtSceneMiddle(page: Page): Promise<void> {
   await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
 }
 
-/** Issue 29, point 6: `hard` = the viewport cannot leave the frame bounds, whatever moves it. */
+/** `hard` = the viewport cannot leave the frame bounds, whatever moves it. */
 describe('browser client: a hard lock holds the view in the frame', () => {
   const { server } = serverForSuite();
   const browsers = browserForSuite();

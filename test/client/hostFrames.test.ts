@@ -4,7 +4,7 @@ import { createBoard, postFrame, serverForSuite } from '../helpers/fixtures.js';
 import { eventually } from '../helpers/testServer.js';
 
 /**
- * Issue 13, "Frames and zones": the host creates and edits frames from the page (REST is the
+ * The host creates and edits frames from the page (REST is the
  * record), and every page reports where its view is (`participant:location`, throttled).
  */
 describe('browser client: the host edits frames, pages report their view', () => {

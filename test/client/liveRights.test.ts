@@ -24,7 +24,7 @@ async function expectBanner(participant: Participant, reason: string): Promise<v
 }
 
 /**
- * Issue 13, rights that change while a page is open: a zone hidden under a student's eyes,
+ * Rights that change while a page is open: a zone hidden under a student's eyes,
  * an agent joining the participants, and the socket closes the server explains (full, deleted).
  */
 describe('browser client: rights that change live', () => {

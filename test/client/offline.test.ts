@@ -20,7 +20,7 @@ const shownTexts = (page: Page) => page.evaluate(() => (window.whiteboard?.objec
 const flushed = (page: Page) => page.evaluate(() => window.whiteboard.flushed());
 
 /**
- * Issue 13, "Done means": the page keeps working without a network. Its service worker
+ * The page keeps working without a network. Its service worker
  * serves the page again, its IndexedDB copy shows the board and keeps the edits, and the
  * edits reach the server (and the other participants) when the network is back.
  */

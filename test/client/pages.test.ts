@@ -29,7 +29,7 @@ function assetsOf(html: string): { scripts: string[]; styles: string[] } {
 }
 
 /**
- * Issue 13, "Done means", over plain HTTP: the board page and its assets are served with the
+ * The page over plain HTTP: the board page and its assets are served with the
  * headers that keep the token private and the build cacheable, the page stays within its
  * script budget, and `/me` tells the page who its link makes the caller.
  */

@@ -21,7 +21,7 @@ async function expectBackOnline(student: Participant, host: Participant, edit: s
 }
 
 /**
- * Issue 29, point 7: a page whose network goes away and comes back ends connected and saved,
+ * A page whose network goes away and comes back ends connected and saved,
  * with the people list back, whether its socket lived through the cut or not. The student's
  * page reaches the server through a proxy, so that a long cut can really drop its socket
  * (Chromium's offline mode refuses new connections but leaves an open socket alone).
@@ -38,6 +38,12 @@ describe('browser client: back online after a network cut', () => {
   afterAll(async () => {
     await proxy?.close();
   });
+
+  /** Whether the server lists the student: the shared link's guest, under the id the service minted for it, with the name it declared. */
+  async function studentListed(board: { board_uuid: string }): Promise<boolean> {
+    const { body } = await server.api('GET', `/boards/${board.board_uuid}?includeParticipants=true&includeObjects=false`);
+    return (body.participants as { user_name: string }[]).some((participant) => participant.user_name === 'Student');
+  }
 
   /** A host and a student (through the proxy) who see each other in the people list. */
   async function hostAndStudent() {
@@ -59,18 +65,24 @@ describe('browser client: back online after a network cut', () => {
     await expectBackOnline(student, host, 'After a short cut');
   });
 
+  it('reconnects when the server let the socket go during a cut the browser did not notice', async () => {
+    const { board, host, student } = await hostAndStudent();
+    await student.context.setOffline(true);
+    await student.page.waitForFunction(() => window.whiteboard.connection() === 'offline');
+    proxy.abandonConnections();
+    await eventually(async () => !(await studentListed(board)), 10_000);
+    await student.context.setOffline(false);
+    await expectBackOnline(student, host, 'After a half-open cut');
+    await waitForPerson(host.page, 'Student');
+  });
+
   it('reconnects and says connected and saved after a cut that drops the socket', async () => {
     const { board, host, student } = await hostAndStudent();
-    // The shared link's guest is listed under the id the service minted for it, with the name it declared.
-    const studentListed = async () => {
-      const { body } = await server.api('GET', `/boards/${board.board_uuid}?includeParticipants=true&includeObjects=false`);
-      return (body.participants as { user_name: string }[]).some((participant) => participant.user_name === 'Student');
-    };
-    expect(await studentListed()).toBe(true);
+    expect(await studentListed(board)).toBe(true);
     await student.context.setOffline(true);
     proxy.dropConnections();
     // The socket is really gone: the server no longer counts the student among those here.
-    await eventually(async () => !(await studentListed()), 10_000);
+    await eventually(async () => !(await studentListed(board)), 10_000);
     expect(await connectionOf(student.page)).toBe('offline');
     await student.context.setOffline(false);
     await expectBackOnline(student, host, 'After a long cut');

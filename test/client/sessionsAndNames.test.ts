@@ -5,7 +5,7 @@ import { createBoard, serverForSuite, tokenOf } from '../helpers/fixtures.js';
 import { eventually } from '../helpers/testServer.js';
 
 /**
- * Issue 29, points 1 and 9 in the browser: a student who opens the shared guest link is a
+ * Session participants and names in the browser: a student who opens the shared guest link is a
  * session participant the teacher can give a zone to, and stays that participant across a
  * reload and an offline reopen; everyone in the people list has a readable name, and a
  * host's service connection is not listed.

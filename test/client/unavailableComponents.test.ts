@@ -5,7 +5,7 @@ import { placeComponent, publishComponent, uniqueComponentName } from '../helper
 import { createBoard, serverForSuite } from '../helpers/fixtures.js';
 
 /**
- * Issue 29, point 5, in the browser: a component the page cannot run (a version this registry
+ * In the browser, a component the page cannot run (a version this registry
  * never published, or one its author deleted) shows as a "Component unavailable" card naming
  * `name@version` and why, never as an empty or broken frame; its object stays on the board.
  */

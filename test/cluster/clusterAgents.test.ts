@@ -5,7 +5,7 @@ import { postgresServerUrl } from '../helpers/testDatabase.js';
 import { eventually, type TestServer } from '../helpers/testServer.js';
 
 /**
- * Agents with several instances (DESIGN.md section 1, Scale-out): what one instance changes of
+ * Agents with several instances (docs/architecture.md): what one instance changes of
  * an agent holds on every instance, and what every instance finds due is done once.
  */
 const runs = Boolean(process.env.REDIS_URL && postgresServerUrl());

@@ -8,7 +8,7 @@ import { postgresServerUrl } from '../helpers/testDatabase.js';
 import { eventually, type TestServer } from '../helpers/testServer.js';
 
 /**
- * Presence across instances (DESIGN.md section 1, Scale-out): a board's participants, its
+ * Presence across instances (docs/architecture.md): a board's participants, its
  * `max_participants`, its session and the events of both are the deployment's, whichever
  * instance each socket is connected to; a killed instance's participants are let go by a
  * survivor, once.

@@ -8,7 +8,7 @@ import { eventually } from '../helpers/testServer.js';
 import { startWebhookReceiver, type ReceivedRequest } from '../helpers/webhookReceiver.js';
 
 /**
- * DESIGN.md section 1 (Scale-out): two instances on one PostgreSQL database and one Redis.
+ * Scale-out (docs/architecture.md): two instances on one PostgreSQL database and one Redis.
  * Any instance serves any board: clients of one board on different instances converge live,
  * and what one instance does to a board's sockets reaches the sockets on the other.
  */
@@ -16,7 +16,7 @@ const REDIS_URL = process.env.REDIS_URL;
 const runs = Boolean(REDIS_URL && postgresServerUrl());
 
 describe.skipIf(!runs)('two instances on PostgreSQL and Redis (needs DATABASE_URL=postgresql://… and REDIS_URL)', () => {
-  // The spec's 100 calls a minute per key; this file's other tests make far fewer.
+  // The API's 100 calls a minute per key; this file's other tests make far fewer.
   const { first, second, database, connect } = instancesForSuite((prefix) => ({ RATE_LIMIT_PER_MINUTE: '100', RATE_LIMIT_KEY_PREFIX: `${prefix}rl:` }));
 
   /** A board made through the first instance, as its organization. */

@@ -3,13 +3,13 @@ import type { ApiResponse } from '../helpers/testServer.js';
 import { publishComponent, uniqueComponentName } from '../helpers/components.js';
 import { createBoard, serverForSuite } from '../helpers/fixtures.js';
 
-/** Issue 14, "On boards": a board's `config.components[]` pins only what the registry can serve. */
+/** A board's `config.components[]` pins only what the registry can serve. */
 describe('boards pinning registry components', () => {
   const { server } = serverForSuite();
 
   const boardWith = (components: unknown[]) => server.api('POST', '/boards', { title: 'Pinned', config: { components } });
 
-  /** A 400 in the spec's error body naming the entry, and no board made. */
+  /** A 400 in the API's error body naming the entry, and no board made. */
   const expectRefused = (answer: ApiResponse, field: string, message: RegExp) => {
     expect(answer.status, JSON.stringify(answer.body)).toBe(400);
     expect(answer.body.details).toEqual([{ field, message: expect.stringMatching(message) }]);

@@ -9,7 +9,7 @@ import { expectedSignature, startWebhookReceiver, type WebhookReceiver } from '.
 import { request } from '../helpers/testServer.js';
 
 /**
- * Issue 14, custom actions (plan item 3): `POST /boards/:boardId/objects/:objectId/actions`
+ * Custom actions on components: `POST /boards/:boardId/objects/:objectId/actions`
  * answers 202 with the action's count on the object (persisted, one statement, exact under
  * concurrency) and raises `object.action`, which subscribed webhooks receive signed.
  */
@@ -68,7 +68,7 @@ describe('counting', () => {
 });
 
 describe('the object.action event', () => {
-  it('reaches a subscribed webhook signed, with the spec fields', async () => {
+  it('reaches a subscribed webhook signed, with every field of an object.action delivery', async () => {
     const subscription = await server.api('POST', '/webhooks/subscriptions', { url: `${receiver.origin}/actions`, events: ['object.action'] });
     expect(subscription.status).toBe(201);
     const p = await placed();

@@ -7,7 +7,7 @@ import { sessionParticipantOf, type BoardClient } from '../helpers/realtimeClien
 import { eventually } from '../helpers/testServer.js';
 
 /**
- * Issue 14, global events (plan item 4): a socket's `component:event` is checked against the
+ * Global component events: a socket's `component:event` is checked against the
  * emitting component's `globalEvents.emit` and relayed to the board's sockets with `targets`,
  * the objects whose manifests' `globalEvents.listen` match, as far as each socket may see them.
  */

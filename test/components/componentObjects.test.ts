@@ -7,7 +7,7 @@ import { addObject, connectBoardClient, type BoardClient } from '../helpers/real
 import { eventually } from '../helpers/testServer.js';
 
 /**
- * `external-component` objects (SPEC "Board object"; issue 14): `data.componentUrl` names a
+ * `external-component` objects (docs/components.md): `data.componentUrl` names a
  * published version of this registry, `data.props` matches the manifest's `props` (defaults
  * filled in over REST), the size lies within `dimensions`, and a role the manifest does not
  * let write props cannot change them — over REST and over sockets alike.

@@ -9,7 +9,7 @@ import type { BoardClient } from '../helpers/realtimeClient.js';
 import { eventually, request } from '../helpers/testServer.js';
 
 /**
- * Issue 14, component storage (plan item 2): `GET …/objects/:objectId/storage` and
+ * Component storage (docs/components.md): `GET …/objects/:objectId/storage` and
  * `PUT …/storage/:key`. Shared and anonymous values live in the document holding the object
  * (map `componentStorage`), private ones in the database per user; keys, values and rights
  * follow the manifest's `storage` and `permissions.storage`.

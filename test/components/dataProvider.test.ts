@@ -15,7 +15,7 @@ import { request, type ApiResponse, type TestServer } from '../helpers/testServe
 import { startWebhookReceiver, type ReceiverReply, type WebhookReceiver } from '../helpers/webhookReceiver.js';
 
 /**
- * Issue 14, tutorial flow: `POST /boards/<id>/component-data` answers a sandbox board's mock data
+ * Component data: `POST /boards/<id>/component-data` answers a sandbox board's mock data
  * or the board's data provider's JSON, called under the webhook egress rules, bounded in time and
  * size, kept for `cache_ttl` seconds of the server's clock, one call for concurrent identical asks.
  */

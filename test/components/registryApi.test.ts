@@ -8,7 +8,7 @@ import type { ApiResponse } from '../helpers/testServer.js';
 import { manifestJson, rawZipOf, zipOf } from '../helpers/zipBuilder.js';
 
 /**
- * The component registry's API over real HTTP (SPEC "Components and object types"):
+ * The component registry's API over real HTTP (docs/components.md):
  * publishing as a multipart form, versions and `latest`, ownership of names, deprecation,
  * deletion, and the storage the versions count against.
  */

@@ -6,7 +6,7 @@ import { addObject, connectBoardClient, type BoardClient } from '../helpers/real
 import { eventually } from '../helpers/testServer.js';
 
 /**
- * Issue 29, point 5: an `external-component` object naming a version this registry does not
+ * An `external-component` object naming a version this registry does not
  * have (not yet published, or never) is kept as it is written, over REST and sockets; once that
  * version is published, writes to it are checked against its manifest, and objects written
  * before that stay readable. A `componentUrl` must still be a URL anyone may be sent to.

@@ -4,7 +4,7 @@ import { expectErrorBody, ISO_TIMESTAMP } from '../helpers/assertions.js';
 import { serverForSuite, type CreatedBoard, tokenOf, createBoard, postFrame } from '../helpers/fixtures.js';
 import { request, type ApiResponse } from '../helpers/testServer.js';
 
-/** SPEC "Frames and zones": the frame endpoints as a host or guest calls them over HTTP. */
+/** The frame endpoints as a host or guest calls them over HTTP (docs/frames-and-zones.md). */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const FRAME_FIELDS = [
   'id', 'board_id', 'name', 'order', 'bounds_x', 'bounds_y', 'bounds_width', 'bounds_height', 'lock_mode', 'background_color',
@@ -77,7 +77,7 @@ describe('authentication and unknown boards on every frame endpoint', () => {
 });
 
 describe('POST /boards/:id/frames', () => {
-  it('answers 201 with exactly the frame record fields and the spec defaults', async () => {
+  it('answers 201 with exactly the frame record fields and the frame defaults', async () => {
     const board = await newBoard();
     const res = await server.api('POST', `/boards/${board.board_uuid}/frames`, { name: 'Intro' });
     expect(res.status).toBe(201);

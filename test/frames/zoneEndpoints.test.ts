@@ -5,7 +5,7 @@ import { serverForSuite, type CreatedBoard, tokenOf, createBoard, postFrame } fr
 import { addObject, connectBoardClient } from '../helpers/realtimeClient.js';
 import { eventually, request, type ApiResponse } from '../helpers/testServer.js';
 
-/** SPEC "Frame and zone", "Zone assignment", zone visibility and permissions, over REST. */
+/** Zones over REST: their fields, assignment, visibility and permissions (docs/frames-and-zones.md). */
 
 const { server, clients } = serverForSuite();
 

@@ -6,11 +6,11 @@ import { request } from '../helpers/testServer.js';
 import { loadDocument, operationsOf } from '../openapi/openApiTestKit.js';
 
 /**
- * Issue 29, point 4: a caller is told what it may not reach before anything about what it sent.
+ * A caller is told what it may not reach before anything about what it sent.
  * Every operation of the published API that reads a JSON body from a resource-scoped path (a
  * board, its frames, agents and objects; a component version; a webhook subscription) is called
  * with another organization's API key and a body that is invalid or not even JSON: the answer
- * is the refusal (403 or 404) in the spec's error body, never a 400. The owner sending the same
+ * is the refusal (403 or 404) in the API's error body, never a 400. The owner sending the same
  * body gets the 400, so the bodies do reach validation when the caller may.
  */
 const { server } = serverForSuite();

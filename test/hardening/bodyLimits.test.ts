@@ -14,12 +14,11 @@ import { request, type ApiResponse } from '../helpers/testServer.js';
 import { HealthProbe, now } from './healthProbe.js';
 
 /**
- * Issue 29, points 2 and 3: the spec bounds a request body at 10 MB, not each string in it;
+ * A request body is bounded at 10 MB, not each string in it;
  * what makes work grow faster than the bytes (values, nesting) is bounded before parsing; and a
  * body over its limit is answered 413 and the rest of it read and dropped, never reset.
  */
 const MB = 1024 * 1024;
-const HEALTH_BUDGET_MS = 100;
 
 const { server } = serverForSuite();
 const json = { 'content-type': 'application/json' };
@@ -33,7 +32,7 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-describe('the body is bounded by the spec (10 MB), not the length of one string', () => {
+describe('the body is bounded as a whole (10 MB), not by the length of one string', () => {
   it('accepts a 2 MB string in external_data and reads it back intact', async () => {
     const created = await request(server.url, 'POST', '/api/v1/boards', boardWithString(2 * MB), asOrganization());
     expect(created.status).toBe(201);
@@ -69,11 +68,10 @@ describe('the body is bounded by the spec (10 MB), not the length of one string'
       await database?.drop();
     });
 
-    /** The slowest `/health` answer since `from`, when over budget, with the bare server's time beside it. */
+    /** A `/health` stall since `from`; a probe must have been answered meanwhile. */
     const stallSince = async (from: number) => {
-      const worst = await probe.worstSince(from);
-      expect(worst, 'no /health probe was answered meanwhile').toBeDefined();
-      return worst!.ok && worst!.ms <= HEALTH_BUDGET_MS ? null : `GET /health took ${worst!.ms.toFixed(0)} ms (ok: ${worst!.ok}; a bare server ${worst!.controlMs.toFixed(0)} ms)`;
+      expect(await probe.worstSince(from), 'no /health probe was answered meanwhile').toBeDefined();
+      return probe.stallSince(from);
     };
     /**
      * Runs `calls` and reports a stall; one seen once is run again, and counts only when seen
@@ -111,17 +109,16 @@ describe('the body is bounded by the spec (10 MB), not the length of one string'
       });
     }, 90_000);
 
-    it('accepts a 9 MB body and reads it back intact (the slowest /health answer meanwhile is printed)', async () => {
-      const from = now();
-      const created = await request(service.url, 'POST', '/api/v1/boards', boardWithString(9 * MB), asKey());
-      expect(created.status).toBe(201);
-      const read = await fetch(`${service.url}/api/v1/boards/${created.body.board_uuid}?includeObjects=false`, { headers: asKey() });
-      expect(((await read.json()) as { external_data: { blob: string } }).external_data.blob).toBe('x'.repeat(9 * MB));
-      // Storing and reading the 9 MB value is the store's work (Prisma and the driver, on the
-      // event loop): a figure to read, not a timed assertion of the edge.
-      const worst = await probe.worstSince(from);
-      expect(worst?.ok).toBe(true);
-      console.log(`/health while a 9 MB board was created and read: slowest ${worst!.ms.toFixed(0)} ms (a bare server ${worst!.controlMs.toFixed(0)} ms)`);
+    it('stores a 9 MB body and reads it back intact, and /health is never blocked over 100 ms meanwhile', async () => {
+      await expectNoStall(async () => {
+        const created = await request(service.url, 'POST', '/api/v1/boards', boardWithString(9 * MB), asKey());
+        expect(created.status).toBe(201);
+        const read = await fetch(`${service.url}/api/v1/boards/${created.body.board_uuid}?includeObjects=false`, { headers: asKey() });
+        expect(((await read.json()) as { external_data: { blob: string } }).external_data.blob).toBe('x'.repeat(9 * MB));
+        // Every other request on that board reads its row without the 9 MB (LARGE_BOARD_COLUMNS).
+        const object = await request(service.url, 'POST', `/api/v1/boards/${created.body.board_uuid}/objects`, { type: 'note', position: { x: 0, y: 0 }, data: { text: 'hi' } }, asKey());
+        expect(object.status).toBe(201);
+      });
     }, 90_000);
   });
 

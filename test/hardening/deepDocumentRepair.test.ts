@@ -10,7 +10,7 @@ import { request, startTestServer, type TestServer } from '../helpers/testServer
 import { carriesDeepValue, deepUpdateOn, PLACEHOLDER, withDeepValue } from './socketDeepValues.js';
 
 /**
- * Issue 10, item 1, the documents already hit: a board document stored with a value nested
+ * Documents stored before values were bounded: a board document stored with a value nested
  * thousands of levels deep before values were bounded (lib0 cannot decode it on a normal
  * stack) still loads and serves. The deep value is removed on the first load, the repaired
  * document is stored, and the next load is plain.

@@ -16,6 +16,9 @@ export interface HealthSample {
   controlMs: number;
 }
 
+/** The longest `/health` may wait while hostile or large requests are served. */
+export const HEALTH_BUDGET_MS = 100;
+
 /** Now, in epoch milliseconds comparable with HealthSample.at across threads. */
 export const now = () => performance.timeOrigin + performance.now();
 
@@ -84,6 +87,14 @@ export class HealthProbe {
     await this.collect();
     const recent = this.samples.filter((sample) => sample.at + sample.ms >= from);
     return recent.find((sample) => !sample.ok) ?? recent.reduce<HealthSample | undefined>((worst, sample) => (!worst || sample.ms > worst.ms ? sample : worst), undefined);
+  }
+
+  /** What went wrong with `/health` since `from` (a failed probe, or one slower than `budgetMs`), or null. */
+  async stallSince(from: number, budgetMs = HEALTH_BUDGET_MS): Promise<string | null> {
+    const worst = await this.worstSince(from);
+    if (worst && !worst.ok) return 'GET /health failed while this call was served';
+    if (!worst || worst.ms <= budgetMs) return null;
+    return `GET /health took ${worst.ms.toFixed(0)} ms (budget ${budgetMs} ms) while this call was served; a bare HTTP server probed alongside took ${worst.controlMs.toFixed(0)} ms`;
   }
 
   async stop(): Promise<void> {

@@ -1,5 +1,5 @@
 /**
- * Every create and patch route of the spec the service has, for hostileInput.test.ts: its
+ * Every create and patch route of the published API, for hostileInput.test.ts: its
  * path, the credentials it accepts, a valid body (that near-valid plans damage one field of),
  * and the board it writes to, which must still read after each call.
  */

@@ -8,7 +8,7 @@ import { eventually, request, startTestServer, type TestServer } from '../helper
 import { carriesDeepValue, deepUpdateOn, deepValue, PLACEHOLDER } from './socketDeepValues.js';
 
 /**
- * Issue 10, item 1 over the socket: every value a Yjs update writes into a board document
+ * Value bounds over the socket: every value a Yjs update writes into a board document
  * is bounded like any free-form JSON value before anything is stored or relayed. A value
  * nested too deep is refused (`write-rejected`, or the socket closed with 4400 when the
  * update is too deep to even decode); no other client receives it, and the board keeps

@@ -26,7 +26,7 @@ export interface ExpectedError {
 }
 
 /**
- * Asserts that a response is the spec's HTTP error body (SPEC "Errors"):
+ * Asserts that a response is the API's HTTP error body:
  *
  * - the HTTP status and `statusCode` are `expected.statusCode`, `error` is `expected.error`;
  * - the body has exactly the keys `statusCode`, `message`, `error`, `timestamp`, `path`,

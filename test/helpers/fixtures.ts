@@ -4,7 +4,7 @@ import type { Clock } from '../../src/clock.js';
 import type { Plan } from '../../src/organizations/plans.js';
 import { connectBoardClient, type BoardClient } from './realtimeClient.js';
 import { createTestDatabase, type TestDatabase } from './testDatabase.js';
-import { startTestServer, type TestServer, type TestServerOptions } from './testServer.js';
+import { request, startTestServer, type TestServer, type TestServerOptions } from './testServer.js';
 
 /** A board as `POST /boards` answers it (the fields the tests read). */
 export interface CreatedBoard {
@@ -48,8 +48,11 @@ export interface SuiteServer {
   server: TestServer;
   /** Clients destroyed after each test: push every client a test connects. */
   clients: BoardClient[];
-  /** Connects a client with a token to a document (not awaited: it may be refused), destroyed after the test. */
-  connect: (token: string, name: string, params?: Record<string, string>) => BoardClient;
+  /**
+   * Connects a client with a token in its socket URL to a document (not awaited: it may be
+   * refused; `refusals` collects the server's reasons), destroyed after the test.
+   */
+  connect: (token: string, name: string, params?: Record<string, string>) => BoardClient & { refusals: string[] };
 }
 
 /**
@@ -75,11 +78,17 @@ export function serverForSuite(options: TestServerOptions = {}): SuiteServer {
     server,
     clients,
     connect(token, name, params = {}) {
-      const client = connectBoardClient({ url: server.socketUrl(`${server.url}/?token=${token}`, params), name });
+      const client = Object.assign(connectBoardClient({ url: server.socketUrl(`${server.url}/?token=${token}`, params), name }), { refusals: [] as string[] });
+      client.provider.on('authenticationFailed', ({ reason }: { reason: string }) => client.refusals.push(reason));
       clients.push(client);
       return client;
     },
   };
+}
+
+/** A call to the API with an access token (a board link's, a personal link's, a session credential) as the bearer. */
+export function requestWithToken(server: TestServer, token: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  return request(server.url, method, `/api/v1${path}`, body, { authorization: `Bearer ${token}`, ...headers });
 }
 
 /** Stands in for what `beforeAll` creates: reading any of its properties before then throws. */

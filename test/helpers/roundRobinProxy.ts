@@ -7,6 +7,12 @@ export interface RoundRobinProxy {
   readonly routed: number[];
   /** Drops every open connection at once, as a network that goes away does (new ones are still let through). */
   dropConnections(): void;
+  /**
+   * Ends every open connection on the upstream side only and stops forwarding: the upstream
+   * sees it closed, while the client's end stays open and silent (a connection a network cut
+   * left half-open, as a browser coming back online may still hold).
+   */
+  abandonConnections(): void;
   close(): Promise<void>;
 }
 
@@ -18,6 +24,7 @@ export interface RoundRobinProxy {
 export async function startRoundRobinProxy(upstreams: Array<{ host: string; port: number }>): Promise<RoundRobinProxy> {
   const routed: number[] = [];
   const sockets = new Set<Socket>();
+  const pairs = new Set<{ client: Socket; upstream: Socket; closeClient: () => void }>();
   let turn = 0;
   const server = createServer((client) => {
     sockets.add(client);
@@ -35,10 +42,14 @@ export async function startRoundRobinProxy(upstreams: Array<{ host: string; port
       upstream.once('connect', () => {
         routed.push(index);
         sockets.add(upstream);
+        const closeClient = () => client.destroy();
+        const pair = { client, upstream, closeClient };
+        pairs.add(pair);
         upstream.on('close', () => {
           sockets.delete(upstream);
-          client.destroy();
+          pairs.delete(pair);
         });
+        upstream.on('close', closeClient);
         client.on('close', () => upstream.destroy());
         client.on('error', () => upstream.destroy());
         client.pipe(upstream).pipe(client);
@@ -54,6 +65,15 @@ export async function startRoundRobinProxy(upstreams: Array<{ host: string; port
     routed,
     dropConnections() {
       for (const socket of sockets) socket.destroy();
+    },
+    abandonConnections() {
+      for (const { client, upstream, closeClient } of pairs) {
+        upstream.off('close', closeClient);
+        client.unpipe(upstream);
+        upstream.unpipe(client);
+        client.on('data', () => undefined); // read and dropped: nothing reaches the upstream any more
+        upstream.destroy();
+      }
     },
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

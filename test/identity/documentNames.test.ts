@@ -6,7 +6,7 @@ import { addObject, connectBoardClient, type BoardClient } from '../helpers/real
 import { eventually } from '../helpers/testServer.js';
 
 /**
- * Only the names of the document layout open (DESIGN §1; issue 10, item 9): `<board_uuid>` and
+ * Only the names of the document layout open (docs/architecture.md): `<board_uuid>` and
  * `<board_uuid>/zones/<frame_uuid>` of one of the board's frames. Anything else is refused
  * before a document is created, so a guest cannot make the server keep documents of its own.
  */

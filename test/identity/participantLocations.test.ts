@@ -6,7 +6,7 @@ import { eventually, request } from '../helpers/testServer.js';
 
 /**
  * A participant's location names the frame it looks at; shown to a viewer who may not see
- * that zone, it would reveal the zone (issue 10, item 8). Participant views are filtered per
+ * that zone, it would reveal the zone. Participant views are filtered per
  * viewer like frames: over REST (`includeParticipants=true`) and on the socket relay.
  */
 

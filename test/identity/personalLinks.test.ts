@@ -9,7 +9,7 @@ import { addObject, connectBoardClient, sessionParticipantOf, type BoardClient }
 import { eventually, request, type PersonalLink } from '../helpers/testServer.js';
 
 /**
- * Personal links (DESIGN §2 "Identity"): `POST /boards/<id>/participant-links` binds a board
+ * Personal links (docs/users-and-tokens.md): `POST /boards/<id>/participant-links` binds a board
  * token to one user; the link is listed, revocable (its sockets close at once), and lives
  * and expires with its board.
  */

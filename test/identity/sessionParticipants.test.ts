@@ -2,30 +2,21 @@ import { randomUUID } from 'node:crypto';
 import { HocuspocusProvider } from '@hocuspocus/provider';
 import { describe, expect, it } from 'vitest';
 import { expectErrorBody } from '../helpers/assertions.js';
-import { createBoard, serverForSuite, tokenOf, type CreatedBoard } from '../helpers/fixtures.js';
-import { addObject, connectBoardClient, type BoardClient } from '../helpers/realtimeClient.js';
-import { eventually, request } from '../helpers/testServer.js';
+import { createBoard, requestWithToken, serverForSuite, tokenOf, type CreatedBoard } from '../helpers/fixtures.js';
+import { addObject, type BoardClient } from '../helpers/realtimeClient.js';
+import { eventually } from '../helpers/testServer.js';
 import { openDatabase } from '../../src/store/database.js';
 
 /**
- * The spec's session-based participants (issue 29, point 1): a guest of the shared link is
+ * Session-based participants (docs/users-and-tokens.md): a guest of the shared link is
  * given a participant id by the service, never by the client, and a resume credential for
  * that device alone. A zone assigned to that id is owned by the credential's holder only: the
  * id itself, declared next to the shared link, owns nothing, nor does another board's credential.
  */
 
-const { server, clients } = serverForSuite();
+const { server, connect } = serverForSuite();
 
-const socketUrl = (token: string, params: Record<string, string> = {}) => server.socketUrl(`${server.url}/?token=${token}`, params);
-const asToken = (token: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
-  request(server.url, method, `/api/v1${path}`, body, { authorization: `Bearer ${token}`, ...headers });
-
-function connect(token: string, name: string, params: Record<string, string> = {}): BoardClient & { refusals: string[] } {
-  const client = Object.assign(connectBoardClient({ url: socketUrl(token, params), name }), { refusals: [] as string[] });
-  client.provider.on('authenticationFailed', ({ reason }: { reason: string }) => client.refusals.push(reason));
-  clients.push(client);
-  return client;
-}
+const asToken = (token: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => requestWithToken(server, token, method, path, body, headers);
 
 interface Joined {
   participantId: string;
@@ -201,7 +192,30 @@ async function seedLinks(boardId: string, kind: 'personal' | 'session', count: n
   }
 }
 
+/** The session participants a board keeps: their links, and their entries in its participant history. */
+async function storedSessionParticipants(boardId: string): Promise<{ links: string[]; history: string[] }> {
+  const database = await openDatabase(server.database.url);
+  try {
+    const links = await database.prisma.participantLink.findMany({ where: { boardId, kind: 'session' }, select: { userId: true } });
+    const history = await database.prisma.boardParticipant.findMany({ where: { boardId, userId: { startsWith: 'guest-' } }, select: { userId: true } });
+    return { links: links.map((row) => row.userId).sort(), history: history.map((row) => row.userId).sort() };
+  } finally {
+    await database.close();
+  }
+}
+
 describe('caps', () => {
+  it('a guest of the shared link refused by a full board leaves no participant behind', async () => {
+    const board = await createBoard(server, 'Full', { config: { max_participants: 1 } });
+    const seated = await joinAsGuest(board);
+    const refused = connect(tokenOf(board.access_links.guest), board.board_uuid);
+    await eventually(() => refused.closes.length > 0 || refused.refusals.length > 0);
+    expect(refused.closes[0]?.code).toBe(4409);
+    expect(refused.messages.some((m) => m.type === 'session:participant')).toBe(false);
+    await eventually(async () => (await storedSessionParticipants(board.board_uuid)).links.length === 1);
+    expect(await storedSessionParticipants(board.board_uuid)).toEqual({ links: [seated.participantId], history: [seated.participantId] });
+  });
+
   it('a board keeps its 1,000 newest session participants and never forgets one that owns a zone', async () => {
     const board = await createBoard(server, 'Crowd');
     const mint = () => asToken(tokenOf(board.access_links.guest), 'POST', `/boards/${board.board_uuid}/session-participants`, {});
@@ -215,6 +229,10 @@ describe('caps', () => {
     expect((await me(first.token)).status).toBe(200);
     expect((await me(second.token)).status).toBe(401);
     expect((await me(newest.body.token)).status).toBe(200);
+    // A forgotten participant's id can never come back: it leaves the board's participant history too.
+    const { history } = await storedSessionParticipants(board.board_uuid);
+    expect(history).toContain(first.participant_id);
+    expect(history).not.toContain(second.participant_id);
   });
 
   it('a board has at most 1,000 personal links: the next is refused with 409, an existing one is still given', async () => {

@@ -1,17 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { expectErrorBody } from '../helpers/assertions.js';
-import { serverForSuite, tokenOf } from '../helpers/fixtures.js';
-import { addObject, connectBoardClient, sessionParticipantOf, type BoardClient } from '../helpers/realtimeClient.js';
-import { eventually, request } from '../helpers/testServer.js';
+import { requestWithToken, serverForSuite, tokenOf } from '../helpers/fixtures.js';
+import { addObject, sessionParticipantOf } from '../helpers/realtimeClient.js';
+import { eventually } from '../helpers/testServer.js';
 
 /**
- * Zone privacy rests on credentials, never on what a client declares (issue 10, item 6): a
+ * Zone privacy rests on credentials, never on what a client declares: a
  * user id sent next to the shared guest link (`X-User-Id`, `?user_id=`) is a display name and
  * owns nothing; only the personal link of the assigned user owns its zone.
  */
 
-const { server, clients } = serverForSuite();
+const { server, connect } = serverForSuite();
 
 interface Classroom {
   boardId: string;
@@ -21,16 +21,7 @@ interface Classroom {
   zoneDocument: string;
 }
 
-const socketUrl = (token: string, params: Record<string, string> = {}) => server.socketUrl(`${server.url}/?token=${token}`, params);
-const asToken = (token: string, method: string, path: string, headers: Record<string, string> = {}, body?: unknown) =>
-  request(server.url, method, `/api/v1${path}`, body, { authorization: `Bearer ${token}`, ...headers });
-
-function connect(token: string, name: string, params: Record<string, string> = {}): BoardClient & { refusals: string[] } {
-  const client = Object.assign(connectBoardClient({ url: socketUrl(token, params), name }), { refusals: [] as string[] });
-  client.provider.on('authenticationFailed', ({ reason }: { reason: string }) => client.refusals.push(reason));
-  clients.push(client);
-  return client;
-}
+const asToken = (token: string, method: string, path: string, headers: Record<string, string> = {}) => requestWithToken(server, token, method, path, undefined, headers);
 
 /** A board with student-1's hidden zone, holding one object the host drew in it. */
 async function classroom(config: Record<string, unknown> = {}): Promise<Classroom> {

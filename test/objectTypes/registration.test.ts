@@ -6,8 +6,8 @@ import { type ApiResponse } from '../helpers/testServer.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhookReceiver.js';
 
 /**
- * SPEC "Components and object types" (POST /object-types) and the reference's JSON Schema
- * section: a type's schema is screened and compiled once at registration; anything that
+ * Registering object types (POST /object-types, docs/object-types.md): a type's schema is
+ * screened and compiled once at registration; anything that
  * could hang or exhaust the validator is refused with 400 naming the problem.
  */
 

@@ -3,7 +3,7 @@ import { expectErrorBody } from '../helpers/assertions.js';
 import { serverForSuite, QUIZ_SCHEMA } from '../helpers/fixtures.js';
 
 /**
- * SPEC "Board object": `data` is validated against the object type's schema. Objects of a
+ * An object's `data` is validated against its object type's schema. Objects of a
  * registered type written over REST (POST /boards/<id>/objects, `initial_objects` on
  * POST /boards) with data that fails the schema are refused with 422 naming each failing
  * field, and nothing is stored.

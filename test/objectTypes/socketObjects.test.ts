@@ -7,7 +7,7 @@ import { addObject, connectBoardClient, type BoardClient } from '../helpers/real
 import { eventually } from '../helpers/testServer.js';
 
 /**
- * DESIGN §1 "write checks" for custom object types: an object of a registered type written
+ * Write checks for custom object types: an object of a registered type written
  * over a socket with data that fails the type's schema never reaches another client nor the
  * store, whoever writes it (hosts included); the writer converges back and is told
  * (`write-rejected`, reason `invalid-object`). Valid objects flow as usual.

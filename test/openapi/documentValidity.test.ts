@@ -131,7 +131,7 @@ describe('the document is valid OpenAPI 3.1', () => {
     expect(problems).toEqual([]);
   });
 
-  it('answers every error in the spec error body, its status fixed', () => {
+  it('answers every error in the API error body, its status fixed', () => {
     for (const [name, response] of Object.entries(document.components.responses as Record<string, any>)) {
       const schema = response.content['application/json'].schema;
       expect(schema.required, name).toEqual(expect.arrayContaining(['statusCode', 'message', 'error', 'timestamp', 'path']));

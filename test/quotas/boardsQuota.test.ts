@@ -30,7 +30,7 @@ async function starter() {
   return { apiKey, organizationId, api, create, createOk, listed, boardsEntry };
 }
 
-/** SPEC Errors: 402 adds quotaType, current, limit and upgradeUrl to the error body. */
+/** A 402 adds quotaType, current, limit and upgradeUrl to the error body. */
 function expectBoardsQuotaExceeded(response: ApiResponse, path: string, current = 10, limit = 10): void {
   expect(response.status).toBe(402);
   expect(Object.keys(response.body).sort()).toEqual(['current', 'error', 'limit', 'message', 'path', 'quotaType', 'statusCode', 'timestamp', 'upgradeUrl']);

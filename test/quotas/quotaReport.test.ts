@@ -7,8 +7,8 @@ import { expectErrorBody, ISO_TIMESTAMP } from '../helpers/assertions.js';
 import { serverForSuite } from '../helpers/fixtures.js';
 import { request, type ApiResponse } from '../helpers/testServer.js';
 
-/** SPEC "Quota": the 13 quota types, in the order the spec lists them. */
-const SPEC_TYPES = [
+/** The 13 quota types, in the order `GET /quota` lists them (docs/quotas-and-rate-limits.md). */
+const QUOTA_TYPE_ORDER = [
   'boards',
   'participants',
   'object_types',
@@ -27,8 +27,8 @@ const DAILY = ['api_calls_daily', 'webhooks_daily', 'websocket_messages_daily', 
 const MONTHLY = ['exports_monthly', 'ai_requests_monthly', 'cdn_bandwidth_monthly'];
 const GB = 1_073_741_824;
 
-/** SPEC "Plan values", as the spec states them (-1 = unlimited, 0 = "none"). */
-const SPEC_PLAN_VALUES: Record<Plan, Record<string, number>> = {
+/** The published plan values, written out here independently of PLAN_LIMITS (-1 = unlimited, 0 = "none"). */
+const PUBLISHED_PLAN_VALUES: Record<Plan, Record<string, number>> = {
   starter: { boards: 10, participants: 25, storage_org: 1 * GB, api_calls_daily: 1_000, webhooks_daily: 0, ai_requests_monthly: 0 },
   professional: { boards: 100, participants: 100, storage_org: 10 * GB, api_calls_daily: 10_000, webhooks_daily: 1_000, ai_requests_monthly: 50 },
   business: { boards: 500, participants: 250, storage_org: 100 * GB, api_calls_daily: 100_000, webhooks_daily: 10_000, ai_requests_monthly: 200 },
@@ -76,19 +76,19 @@ function entryOf(body: Report, type: string): Entry {
   return entry!;
 }
 
-/** The spec's definition of overallUsagePercent: the mean over limited quotas (limit above 0), one decimal. */
+/** What overallUsagePercent is: the mean over limited quotas (limit above 0), one decimal. */
 function expectedOverall(body: Report): number {
   const limited = body.quotas.filter((entry) => !entry.isUnlimited && entry.limit > 0);
   return Math.round((limited.reduce((sum, entry) => sum + entry.percent, 0) / limited.length) * 10) / 10;
 }
 
 describe('GET /quota', () => {
-  it('lists the plan and exactly the 13 quota entries in spec order, each with the entry fields', async () => {
+  it('lists the plan and exactly the 13 quota entries in their documented order, each with the entry fields', async () => {
     const organization = await newOrganization('professional');
     const body = await report(organization.apiKey);
     expect(Object.keys(body).sort()).toEqual(['overallUsagePercent', 'plan', 'quotas', 'recommendation']);
     expect(body.plan).toBe('professional');
-    expect(body.quotas.map((entry) => entry.type)).toEqual(SPEC_TYPES);
+    expect(body.quotas.map((entry) => entry.type)).toEqual(QUOTA_TYPE_ORDER);
     for (const entry of body.quotas) {
       const keys = ['current', 'isUnlimited', 'limit', 'percent', 'remaining', 'type'];
       if (DAILY.includes(entry.type) || MONTHLY.includes(entry.type)) keys.push('resetAt');
@@ -117,7 +117,7 @@ describe('GET /quota', () => {
     const asUser = await request<Report>(server.url, 'GET', '/api/v1/quota', undefined, { authorization: `Bearer ${login.body.accessToken}` });
     expect(asUser.status).toBe(200);
     expect(asUser.body.plan).toBe('business');
-    expect(asUser.body.quotas.map((entry) => entry.type)).toEqual(SPEC_TYPES);
+    expect(asUser.body.quotas.map((entry) => entry.type)).toEqual(QUOTA_TYPE_ORDER);
     const check = await request(server.url, 'GET', '/api/v1/quota/boards', undefined, { authorization: `Bearer ${login.body.accessToken}` });
     expect(check.status).toBe(200);
     expect(check.body).toMatchObject({ allowed: true, limit: 500 });
@@ -232,10 +232,10 @@ describe('GET /quota/<type>', () => {
     expect(unknown.status).toBe(400);
     expect(Object.keys(unknown.body).sort()).toEqual(['error', 'message', 'path', 'statusCode', 'timestamp', 'validTypes']);
     expect(unknown.body).toMatchObject({ statusCode: 400, error: 'Bad Request', message: expect.stringMatching(/\S/), path: '/api/v1/quota/nope' });
-    expect(unknown.body.validTypes).toEqual(SPEC_TYPES);
+    expect(unknown.body.validTypes).toEqual(QUOTA_TYPE_ORDER);
   });
 
-  it('answers 401 with the spec error body to a missing or unknown API key', async () => {
+  it('answers 401 with the error body to a missing or unknown API key', async () => {
     const missing = await request(server.url, 'GET', '/api/v1/quota/boards');
     expectErrorBody(missing, { statusCode: 401, error: 'Unauthorized', path: '/api/v1/quota/boards' });
     const unknown = await request(server.url, 'GET', '/api/v1/quota', undefined, { 'x-api-key': `wb_${randomBytes(32).toString('base64url')}` });
@@ -244,12 +244,12 @@ describe('GET /quota/<type>', () => {
 });
 
 describe('plan limits', () => {
-  it.each(PLANS)('shows the %s plan limits of PLAN_LIMITS and the spec', async (plan) => {
+  it.each(PLANS)('shows the %s plan limits of PLAN_LIMITS and the published plan values', async (plan) => {
     const organization = await newOrganization(plan);
     const body = await report(organization.apiKey);
     expect(body.plan).toBe(plan);
     expect(Object.fromEntries(body.quotas.map((entry) => [entry.type, entry.limit]))).toEqual(PLAN_LIMITS[plan]);
-    for (const [type, limit] of Object.entries(SPEC_PLAN_VALUES[plan])) expect(entryOf(body, type).limit, type).toBe(limit);
+    for (const [type, limit] of Object.entries(PUBLISHED_PLAN_VALUES[plan])) expect(entryOf(body, type).limit, type).toBe(limit);
   });
 
   it('applies a plan changed through the admin API at once', async () => {

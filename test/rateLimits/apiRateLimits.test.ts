@@ -25,7 +25,7 @@ function windowEnd(at: Date, windowMs: number): number {
 }
 
 /**
- * Asserts the spec's 429: the error body plus `retryAfter` (integer seconds ≥ 1) and a
+ * Asserts the API's 429: the error body plus `retryAfter` (integer seconds ≥ 1) and a
  * `Retry-After` header with the same value; returns `retryAfter`.
  */
 function expectTooManyRequests(response: ApiResponse, path = '/api/v1/boards'): number {

@@ -8,7 +8,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.j
 import { eventually, request, startTestServer, type TestServer } from '../helpers/testServer.js';
 
 /**
- * DESIGN.md section 1: an update is acknowledged (Hocuspocus SyncStatus) only once it is
+ * An update is acknowledged (Hocuspocus SyncStatus) only once it is
  * durable, and a document that fails to load refuses connections. Failures are injected by
  * wrapping the real document store (`decorateStore`); everything else is the real service.
  */

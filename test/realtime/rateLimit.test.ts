@@ -8,7 +8,7 @@ import { addObject, authReplyOf, connectBoardClient, encodeAuthFrame, type Board
 import { eventually } from '../helpers/testServer.js';
 
 /**
- * SPEC: at most 10 messages per second per connection. Beyond it the service merges
+ * At most 10 messages per second per connection pass at once. Beyond it the service merges
  * instead of dropping (no acknowledged edit is lost), and only a connection that floods far
  * past the limit is closed (4429), without slowing down anybody else on the board.
  */

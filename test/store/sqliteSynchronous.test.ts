@@ -5,7 +5,7 @@ import { openDatabase, sqliteFilePath, type Database } from '../../src/store/dat
 import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
 
 /**
- * `SQLITE_SYNCHRONOUS` (README "What a power loss can cost"): `normal` by default, `full` when
+ * `SQLITE_SYNCHRONOUS` (docs/operating.md "What a power loss can cost"): `normal` by default, `full` when
  * asked (the update log's own connection is given the same level by openDatabase), anything else
  * refused at start.
  */

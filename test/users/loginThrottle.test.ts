@@ -12,7 +12,7 @@ import { createUser, login, usersEnv, type TestUser } from './userSessions.js';
  * address counts must not add up.
  */
 
-/** 429 in the spec's body plus `retryAfter`, and the same number of seconds in `Retry-After`. */
+/** 429 in the API's error body plus `retryAfter`, and the same number of seconds in `Retry-After`. */
 function expectThrottled(response: ApiResponse): void {
   expect(response.status).toBe(429);
   expect(Object.keys(response.body).sort()).toEqual(['error', 'message', 'path', 'retryAfter', 'statusCode', 'timestamp']);

@@ -49,8 +49,8 @@ async function deliveryOf(boardId: string, event: string, prefix = '/all'): Prom
 }
 
 /**
- * Checks everything a receiver can check about one delivery (SPEC Events, Authentication 6,
- * DESIGN 4) and returns its `data`.
+ * Checks everything a receiver can check about one delivery (headers, envelope, signature;
+ * docs/webhooks.md) and returns its `data`.
  */
 function expectSignedDelivery(request: ReceivedRequest, event: string, secret: string): Record<string, any> {
   expect(request.method).toBe('POST');

@@ -4,7 +4,7 @@ import { serverForSuite } from '../helpers/fixtures.js';
 import { eventually, type ApiResponse, type TestServer } from '../helpers/testServer.js';
 import { refusingUrl, startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from '../helpers/webhookReceiver.js';
 
-/** Shortened schedule; every retry adds 0-1000 ms of jitter (SPEC Limits). */
+/** Shortened schedule; every retry adds 0-1000 ms of jitter. */
 const DELAYS = [200, 400, 800];
 const JITTER_MS = 1_000;
 /** Poll interval of the dispatcher, the database round trips and connecting. */

@@ -8,7 +8,7 @@ import { countSyncAcks } from '../helpers/realtimeClient.js';
 import { eventually, request } from '../helpers/testServer.js';
 
 /**
- * The classroom flow end to end (SPEC "Frame and zone", "Zone assignment"): a teacher
+ * The classroom flow end to end (docs/frames-and-zones.md): a teacher
  * prepares 30 hidden student zones, each student draws in its own zone's document, and
  * switching the zones to visible lets everyone look at (never edit) everyone's work.
  * Each student holds the personal link bulk assignment handed out for it, and shares one

@@ -10,11 +10,11 @@ import { addObject, connectBoardClient, type BoardClient } from '../helpers/real
 import { eventually, request, startTestServer, type TestServer } from '../helpers/testServer.js';
 
 /**
- * DESIGN §1 "write checks": a guest's socket update that touches the area of an assigned
+ * Write checks on sockets: a guest's socket update that touches the area of an assigned
  * zone in the board document (or leaves the zone's bounds in its zone document) never
  * reaches another client nor the store, the sender converges back to the server's state,
  * and whatever else the same update did still lands. Content inside a zone lives in the
- * zone's document (DESIGN §2), so the only objects lying in a zone's area of the board
+ * zone's document, so the only objects lying in a zone's area of the board
  * document are ones an earlier version stored there: the tests store one.
  */
 

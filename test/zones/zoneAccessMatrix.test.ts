@@ -7,7 +7,7 @@ import { addObject, connectBoardClient, type BoardClient, countSyncAcks } from '
 import { eventually, request } from '../helpers/testServer.js';
 
 /**
- * SPEC "Zone visibility" / "Zone permissions" and DESIGN §1: who may open a zone's own
+ * Zone visibility and permissions (docs/frames-and-zones.md): who may open a zone's own
  * document (`<board_uuid>/zones/<frame_id>`), whether read-only, and which zone objects
  * `GET /boards/:id` shows each caller. The expectations are written out here, not derived
  * from src/frames/zonePermissions.ts.
@@ -91,7 +91,7 @@ const OUTCOMES: Record<Access, string> = {
   none: 'is refused the zone document (zone-forbidden) while its socket stays usable',
 };
 
-/** SPEC: host reads and writes all; visible = owner writes, others read; hidden = owner only; host_only = host only. */
+/** The host reads and writes all; visible = owner writes, others read; hidden = owner only; host_only = host only. */
 const MATRIX: Array<{ visibility: ZoneVisibility; role: Role; access: Access }> = [
   { visibility: 'visible', role: 'host', access: 'write' },
   { visibility: 'visible', role: 'owner', access: 'write' },

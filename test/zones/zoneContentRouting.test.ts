@@ -9,7 +9,7 @@ import { addObject, connectBoardClient, type BoardClient } from '../helpers/real
 import { eventually, request, startTestServer, type ApiResponse, type TestServer } from '../helpers/testServer.js';
 
 /**
- * DESIGN §2: content inside a zone's bounds always lives in the zone's document, whoever
+ * Content inside a zone's bounds always lives in the zone's document, whoever
  * writes it. A REST object placed inside an active zone goes into the zone's document; the
  * board document's zone areas take no content from anyone, hosts included; content a zone
  * comes to cover (created, assigned, restored, moved or resized over it) moves into the

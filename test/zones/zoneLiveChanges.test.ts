@@ -7,9 +7,9 @@ import { addObject, connectBoardClient, type BoardClient, countSyncAcks } from '
 import { eventually, request } from '../helpers/testServer.js';
 
 /**
- * DESIGN §1: access to a zone document is re-decided the moment assignment or visibility
+ * Access to a zone document is re-decided the moment assignment or visibility
  * changes; `frame:*` messages tell each board client only about frames it may see; a zone
- * the host moves carries its objects along (SPEC "Zone assignment").
+ * the host moves carries its objects along.
  */
 
 type Point = { x: number; y: number };
@@ -287,7 +287,7 @@ describe('moving a zone', () => {
       expect(added.status).toBe(201);
       ids[id] = added.body.id;
     }
-    // Content inside the zone lives in the zone's document (DESIGN §2), REST content too.
+    // Content inside the zone lives in the zone's document, REST content too.
     await eventually(() => objectsOf(ada).has(ids.inside!));
     const onBoard = await connectSynced(await studentLink(board, 'bob'), 'bob', board.board_uuid);
     expect([...objectsOf(onBoard).keys()]).toEqual([ids.outside]);

@@ -1,4 +1,5 @@
 import type { BoardApi } from '../api.js';
+import type { ClientMessage } from '../../../src/realtime/protocol/clientMessages.js';
 import { deviceKeyOf, type BoardLink } from '../boardLink.js';
 import { mountComponents } from '../components/mountComponents.js';
 import { PointerTools, type Tool } from '../input/pointerTools.js';
@@ -6,6 +7,7 @@ import { TextEditor } from '../input/textEditor.js';
 import { BoardEditor, type EditRefusal, type EditResult } from '../model/boardEditor.js';
 import { FrameSet } from '../model/frames.js';
 import { BoardDocuments, forgetDeviceCopies } from '../session/boardDocuments.js';
+import { forgetsDevice } from '../session/closeReasons.js';
 import { Presence } from '../session/presence.js';
 import { notify, showConnection, showSyncState, type SyncState } from '../ui/notices.js';
 import { renderPeople } from '../ui/peoplePanel.js';
@@ -51,32 +53,18 @@ function assemble(link: BoardLink, state: StartupState, deviceKey: string, api: 
   const { me } = state;
   const userId = me.user_id ?? declared.userId;
   const userName = displayName(me, userId, declared.userName);
-  document.title = `${me.title} · Whiteboard`;
-  $('#board-title').textContent = me.title;
-  document.body.dataset.role = me.role;
-  const socketQuery = new URLSearchParams({ token: link.token, user_id: userId, user_name: userName });
-  const socketUrl = `${link.origin.replace(/^http/, 'ws')}/api/v1/realtime?${socketQuery}`;
+  showHeading(me);
   const camera = new Camera();
   const scene = new Scene($<HTMLElement>('#scene') as unknown as SVGSVGElement, camera);
   const frames = new FrameSet({ role: me.role, userId: me.user_id });
   frames.replaceAll(state.frames);
   const page = {} as BoardPage;
-  const documents = new BoardDocuments({
-    socketUrl,
-    token: link.token,
-    deviceKey,
-    events: {
-      objectsChanged: (document, ids) => redrawObjects(page, document, ids),
-      message: (payload) => handleServerMessage(page, payload),
-      documentRefused: (document) => void closeZone(page, document),
-      syncChanged: () => showSyncState($('#sync-status'), page.syncState()),
-    },
-  });
+  const documents = openDocuments(page, link, deviceKey, socketUrlOf(link, userId, userName));
   const editor = new BoardEditor(link.boardId, documents, frames, () => userId, me.role === 'host');
   const board = documents.open(link.boardId, false, true);
   editor.track(board);
   const presence = new Presence(board.provider, { id: userId, name: userName, color: me.color, role: me.role, renamable: me.credential !== 'personal_link' });
-  const send = (message: object) => board.provider.sendStateless(JSON.stringify(message));
+  const send = (message: ClientMessage) => board.provider.sendStateless(JSON.stringify(message));
   const components = mountComponents({ link, scene, camera, documents, editor, role: me.role, send });
   const viewport = new ViewportRules(camera, frames, { isHost: me.role === 'host', warning: $('#lock-warning'), send });
   showPresence(presence, camera);
@@ -87,8 +75,7 @@ function assemble(link: BoardLink, state: StartupState, deviceKey: string, api: 
   const textEditor = new TextEditor($<HTMLTextAreaElement>('#text-editor'), editor, camera, refused);
   const tools = createTools(page, { editor, scene, camera, frames, api, presence, textEditor, color: me.color, say, refused });
   const connection = createConnection(page, documents, api, presence);
-  const toggle = $('#people-toggle');
-  toggle.addEventListener('click', () => toggle.setAttribute('aria-expanded', String(document.body.classList.toggle('side-open'))));
+  bindPeopleToggle();
   const pressTool = renderToolbar($('#toolbar'), (tool) => page.chooseTool(tool), (action) => page.act(action));
   Object.assign(page, {
     link, state, deviceKey, api, frames, documents, editor, scene, camera, tools, textEditor, presence, viewport, connection, say, refused, components,
@@ -113,6 +100,40 @@ function assemble(link: BoardLink, state: StartupState, deviceKey: string, api: 
     page.redrawFrames();
   });
   return page;
+}
+
+/** The page's title and heading, and the role its styles go by. */
+function showHeading(me: StartupState['me']): void {
+  document.title = `${me.title} · Whiteboard`;
+  $('#board-title').textContent = me.title;
+  document.body.dataset.role = me.role;
+}
+
+/** The board's socket address: its token, and who the page says it is. */
+function socketUrlOf(link: BoardLink, userId: string, userName: string): string {
+  const socketQuery = new URLSearchParams({ token: link.token, user_id: userId, user_name: userName });
+  return `${link.origin.replace(/^http/, 'ws')}/api/v1/realtime?${socketQuery}`;
+}
+
+/** The board's documents (the board and its zones), each change and message drawn on the page. */
+function openDocuments(page: BoardPage, link: BoardLink, deviceKey: string, socketUrl: string): BoardDocuments {
+  return new BoardDocuments({
+    socketUrl,
+    token: link.token,
+    deviceKey,
+    events: {
+      objectsChanged: (document, ids) => redrawObjects(page, document, ids),
+      message: (payload) => handleServerMessage(page, payload),
+      documentRefused: (document) => void closeZone(page, document),
+      syncChanged: () => showSyncState($('#sync-status'), page.syncState()),
+    },
+  });
+}
+
+/** The button that opens and closes the people panel. */
+function bindPeopleToggle(): void {
+  const toggle = $('#people-toggle');
+  toggle.addEventListener('click', () => toggle.setAttribute('aria-expanded', String(document.body.classList.toggle('side-open'))));
 }
 
 /** A personal link shows its user as the link names it; anyone else as the name it chose. */
@@ -169,12 +190,12 @@ function createConnection(page: BoardPage, documents: BoardDocuments, api: Board
     showConnection($('#connection-banner'), connectionState, () => connection.reconnect());
     showSyncState($('#sync-status'), page.syncState());
     // Who is here is the server's to say: nobody else is shown while this page is not connected.
-    if (connectionState.kind === 'connected') api.participants().then(({ participants }) => presence.resetParticipants(participants ?? []), () => undefined);
-    else presence.resetParticipants([]);
-  });
+    if (connectionState.kind === 'connected') void presence.reloadParticipants(async () => (await api.participants()).participants ?? []);
+    else presence.clearParticipants();
+  }, async () => ((await api.participants()).participants ?? []).some((participant) => participant.user_id === presence.myId()));
   connection.onClosedForGood((closed) => {
     // A deleted board or a dead link: nothing of it stays on the device.
-    if (closed.kind === 'closed' && (closed.reason === 'board-deleted' || closed.reason === 'invalid-token')) void page.forgetDevice();
+    if (closed.kind === 'closed' && forgetsDevice(closed.reason)) void page.forgetDevice();
   });
   return connection;
 }

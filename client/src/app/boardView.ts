@@ -1,4 +1,5 @@
 import { readObject } from '../model/boardObject.js';
+import type { ClientMessage } from '../../../src/realtime/protocol/clientMessages.js';
 import { zoneDocumentName } from '../model/frames.js';
 import { renderFramesPanel } from '../ui/framesPanel.js';
 import type { ToolbarAction } from '../ui/toolbar.js';
@@ -43,7 +44,7 @@ export async function closeZone(page: BoardPage, name: string): Promise<void> {
   await page.documents.close(name, true);
 }
 
-export function redrawFrames(page: BoardPage, send: (message: object) => void): void {
+export function redrawFrames(page: BoardPage, send: (message: ClientMessage) => void): void {
   const frames = page.frames.list();
   const me = page.state.me;
   page.scene.drawFrames(

@@ -1,4 +1,5 @@
 import type { BoardApi } from '../api.js';
+import type { ClientMessage } from '../../../src/realtime/protocol/clientMessages.js';
 import type { FrameRecord } from '../model/frames.js';
 import type { Camera } from '../view/camera.js';
 import type { FrameControls } from '../ui/framesPanel.js';
@@ -7,7 +8,7 @@ import type { FrameControls } from '../ui/framesPanel.js';
 export function hostControls(deps: {
   api: BoardApi;
   camera: Camera;
-  send: (message: object) => void;
+  send: (message: ClientMessage) => void;
   navigateSelf: (frameId: string, smooth: boolean) => void;
   frameSaved: (frame: FrameRecord) => void;
   say: (text: string, level?: 'info' | 'warning') => void;

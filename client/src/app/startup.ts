@@ -60,7 +60,7 @@ export async function asSessionParticipant(link: BoardLink, deviceKey: string, d
   if (started.kind !== 'ready' || started.state.me.credential !== 'guest_link' || started.state.fromDevice) return { api, started, link };
   try {
     const minted = await api.startSession(declared.userName);
-    localStorage.setItem(`${deviceKey}:session`, minted.token);
+    rememberSession(deviceKey, minted.token);
     const session = { ...link, token: minted.token };
     const sessionApi = new BoardApi(session, declared);
     return { api: sessionApi, started: await startup(sessionApi, deviceKey), link: session };
@@ -70,6 +70,11 @@ export async function asSessionParticipant(link: BoardLink, deviceKey: string, d
 }
 
 type Declared = { userId: string; userName: string | null };
+
+/** Keeps a session participant's resume credential: the next visit on this device acts under it. */
+export function rememberSession(deviceKey: string, token: string): void {
+  localStorage.setItem(`${deviceKey}:session`, token);
+}
 
 /** Forgets what startup kept for this board and credential. */
 export function forgetStartup(deviceKey: string): void {

@@ -1,4 +1,5 @@
 import type { FrameRecord, FrameSet } from '../model/frames.js';
+import type { ClientMessage } from '../../../src/realtime/protocol/clientMessages.js';
 import { containsPoint, type Camera, type Rect } from '../view/camera.js';
 
 /** At most one location a second: the socket's budget is 10 messages a second, most of it for cursors. */
@@ -19,7 +20,7 @@ export class ViewportRules {
   constructor(
     private readonly camera: Camera,
     private readonly frames: FrameSet,
-    private readonly options: { isHost: boolean; warning: HTMLElement; send: (message: object) => void },
+    private readonly options: { isHost: boolean; warning: HTMLElement; send: (message: ClientMessage) => void },
   ) {
     camera.onChange(() => {
       this.checkSoftLock();

@@ -3,6 +3,7 @@ import type { ComponentApi } from './componentApi.js';
 import type { FrameHost } from './componentFrame.js';
 import { propsWithDefaults, type ClientManifest, type PropSpec } from './manifests.js';
 import { valueProblem } from '../../../src/components/manifestRules.js';
+import type { ClientMessage } from '../../../src/realtime/protocol/clientMessages.js';
 import { isPlainObject, type ComponentRequest, type JsonObject, type JsonValue } from './protocol.js';
 
 /** What the bridge reaches on the page: the page's own API and editor, never its token. */
@@ -11,7 +12,7 @@ export interface BridgeDependencies {
   editor: BoardEditor;
   role: 'host' | 'guest';
   /** Sends a stateless message on the board's socket. */
-  send: (message: object) => void;
+  send: (message: ClientMessage) => void;
 }
 
 /** The component one frame runs, as the page knows it now. */

@@ -23,7 +23,7 @@ export class ComponentApi {
   action = (objectId: string, body: { action_id: string; action_label?: string; action_metadata?: JsonObject }) =>
     this.call('POST', `/objects/${encodeURIComponent(objectId)}/actions`, body);
 
-  /** A call whose refusal is an error carrying the spec's message. */
+  /** A call whose refusal is an error carrying the error body's message. */
   private async call(method: string, path: string, body?: unknown): Promise<unknown> {
     const answer = await this.raw(method, path, body);
     if (answer.status < 200 || answer.status >= 300) throw new ApiError(answer.status, answer.message);

@@ -3,7 +3,7 @@ import type { ComponentApi } from './componentApi.js';
 import type { JsonObject, JsonValue } from './protocol.js';
 import { isPlainObject } from './protocol.js';
 
-/** The parts of a component's manifest the page uses, with the spec's defaults. */
+/** The parts of a component's manifest the page uses, with a manifest's defaults. */
 export interface ClientManifest {
   name: string | null;
   version: string | null;
@@ -28,7 +28,7 @@ export type ManifestAnswer =
   /** 404: no such published version. */
   | { kind: 'unpublished'; message: string };
 
-/** SPEC "Component package and manifest": what a manifest says when it says nothing. */
+/** What a manifest says when it says nothing (docs/components.md). */
 export const DEFAULT_MANIFEST: ClientManifest = {
   name: null,
   version: null,
@@ -41,7 +41,7 @@ export const DEFAULT_MANIFEST: ClientManifest = {
 /**
  * Manifests by component URL, asked once per page (`GET …/component-manifest?url=`). When the
  * registry cannot be asked (offline, a server without the route) the defaults stand in: the
- * frame still runs, only its lazy loading and props defaults are the spec's.
+ * frame still runs, only its lazy loading and props defaults are the manifest defaults.
  */
 export class ComponentManifests {
   private readonly answers = new Map<string, Promise<ManifestAnswer>>();

@@ -1,4 +1,5 @@
 import type { BoardLink } from '../boardLink.js';
+import type { ClientMessage } from '../../../src/realtime/protocol/clientMessages.js';
 import type { BoardEditor } from '../model/boardEditor.js';
 import type { BoardDocuments } from '../session/boardDocuments.js';
 import type { Camera } from '../view/camera.js';
@@ -17,7 +18,7 @@ export interface ComponentsMount {
   editor: BoardEditor;
   role: 'host' | 'guest';
   /** Sends a stateless message on the board's socket. */
-  send: (message: object) => void;
+  send: (message: ClientMessage) => void;
 }
 
 /** Runs the board's components: a layer over the scene that follows every object the scene draws. */

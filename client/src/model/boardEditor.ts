@@ -133,7 +133,7 @@ export class BoardEditor {
     }
   }
 
-  /** The document content at a point belongs in (DESIGN.md §1), when this page holds it. */
+  /** The document content at a point belongs in (a zone's own, inside its bounds), when this page holds it. */
   private documentAt(point: { x: number; y: number }): DocumentHandle | undefined {
     const zone = this.frames.zoneAt(point);
     return this.documents.get(zone ? zoneDocumentName(this.boardId, zone.id) : this.boardId);

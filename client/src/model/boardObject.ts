@@ -1,6 +1,6 @@
 import * as Y from 'yjs';
 
-/** A board object as the page draws it (DESIGN.md §1: one `Y.Map` per object in `objects`). */
+/** A board object as the page draws it (one `Y.Map` per object in the document's `objects` map). */
 export interface BoardObject {
   id: string;
   type: string;
@@ -21,7 +21,7 @@ export const DEFAULT_SIZE: Record<string, { width: number; height: number }> = {
   // Drawn as sticky notes too (view/scene.ts).
   sticky_note: { width: 200, height: 160 },
   feedback: { width: 200, height: 160 },
-  // The manifest's default `dimensions` (SPEC): what a component placed without a size, or one
+  // A manifest's default `dimensions`: what a component placed without a size, or one
   // not published here, takes.
   'external-component': { width: 300, height: 200 },
   shape: { width: 180, height: 120 },

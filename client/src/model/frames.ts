@@ -1,29 +1,12 @@
 import type { Frame } from '../../../src/frames/frame.js';
 import { isForbiddenWrite, zoneAt, type WriteTarget } from '../../../src/frames/writeRules.js';
 import { zoneAccess, isActiveZone, type Viewer, type ZoneAccess } from '../../../src/frames/zonePermissions.js';
+import type { FrameRecord } from '../../../src/realtime/protocol/records.js';
 
-/** A frame as the API and the socket's `frame:*` messages carry it. */
-export interface FrameRecord {
-  id: string;
-  name: string;
-  order: number;
-  bounds_x: number;
-  bounds_y: number;
-  bounds_width: number;
-  bounds_height: number;
-  lock_mode: 'none' | 'soft' | 'hard';
-  background_color: string | null;
-  visibility: 'active' | 'hidden' | 'archived';
-  parent_frame_id: string | null;
-  assigned_participant_id: string | null;
-  assigned_user_id: string | null;
-  zone_visibility: 'visible' | 'hidden' | 'host_only';
-  zone_version: number;
-  created_at: string;
-  updated_at: string;
-}
+/** A frame as the API and the socket's `frame:*` messages carry it (the realtime protocol's record). */
+export type { FrameRecord };
 
-/** The document name of a zone's content (DESIGN.md §1). */
+/** The document name of a zone's content (docs/frames-and-zones.md). */
 export const zoneDocumentName = (boardId: string, frameId: string) => `${boardId}/zones/${frameId}`;
 
 /**

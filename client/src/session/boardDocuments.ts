@@ -1,6 +1,7 @@
 import { HocuspocusProvider, HocuspocusProviderWebsocket } from '@hocuspocus/provider';
 import { IndexeddbPersistence, clearDocument } from 'y-indexeddb';
 import * as Y from 'yjs';
+import { closesZoneOnly } from './closeReasons.js';
 
 /** One document the page holds: the board's or a zone's, kept on the device and synced over the socket. */
 export interface DocumentHandle {
@@ -97,7 +98,7 @@ export class BoardDocuments {
       },
       onAuthenticationFailed: () => events.documentRefused(name),
       onClose: ({ event }) => {
-        if (event.reason === 'zone-forbidden') events.documentRefused(name);
+        if (closesZoneOnly(event.reason)) events.documentRefused(name);
       },
     });
     provider.attach();

@@ -1,3 +1,5 @@
+import { CLOSE_CODE_LIST, type CloseReason, type Reconnect } from '../../../src/realtime/protocol/closeCodes.js';
+
 /** Why the socket is not carrying the board now, as the page tells its user. */
 export type ConnectionState =
   | { kind: 'connecting' }
@@ -5,74 +7,62 @@ export type ConnectionState =
   | { kind: 'offline' }
   | { kind: 'closed'; reason: CloseReason };
 
-export type CloseReason =
-  | 'session-ended'
-  | 'board-deleted'
-  | 'board-full'
-  | 'forbidden'
-  | 'quota-exceeded'
-  | 'rate-limited'
-  | 'invalid-token'
-  | 'invalid-update'
-  | 'service-restart'
-  | 'document-unavailable';
+/**
+ * `banner`: the page says the catalogue's words and reconnects as it says. `banner-and-forget`:
+ * the same, and the board's copy leaves the device (the board or the link is gone). `zone`: only
+ * that zone's document closed (session/boardDocuments.ts); the socket and the page carry on.
+ */
+export type CloseHandling = 'banner' | 'banner-and-forget' | 'zone';
+
+/**
+ * What the page does on each close of the protocol's catalogue (src/realtime/protocol/closeCodes.ts).
+ * A close the server gains does not compile here until the page handles it.
+ */
+export const CLOSE_HANDLING: { readonly [R in CloseReason]: CloseHandling } = {
+  'invalid-token': 'banner-and-forget',
+  forbidden: 'banner',
+  'board-full': 'banner',
+  'quota-exceeded': 'banner',
+  'rate-limited': 'banner',
+  'session-ended': 'banner',
+  'board-deleted': 'banner-and-forget',
+  'zone-forbidden': 'zone',
+  'service-restart': 'banner',
+  'invalid-update': 'banner',
+  'invalid-awareness': 'banner',
+  'document-unavailable': 'banner',
+};
 
 /** What each close means to a person, and whether the page reconnects by itself. */
 export interface CloseAdvice {
-  words: string;
-  /** Reconnect on its own (the socket's backoff), offer a button, or stop for good. */
-  reconnect: 'auto' | 'button' | 'never';
+  /** The catalogue's words (every close the page shows has them). */
+  words: string | null;
+  reconnect: Reconnect;
 }
 
-/** The server's close codes (README "Rate limit and close codes"), by code and reason. */
+const CLOSES_BY_REASON = new Map(CLOSE_CODE_LIST.map((close) => [close.reason, close]));
+
+/**
+ * The close a socket close event names, when the page shows it: its code and its reason are
+ * the catalogue's (two closes may share a code). Null for any other close, which the socket's
+ * own backoff retries (a dropped network, a Hocuspocus timeout).
+ */
 export function closeReasonOf(code: number, reason: string): CloseReason | null {
-  switch (code) {
-    case 1008:
-      return 'invalid-token';
-    case 4403:
-      return reason === 'zone-forbidden' ? null : 'forbidden';
-    case 4400:
-      return 'invalid-update';
-    case 4409:
-      return 'board-full';
-    case 4402:
-      return 'quota-exceeded';
-    case 4429:
-      return 'rate-limited';
-    case 4000:
-      return 'session-ended';
-    case 4404:
-      return 'board-deleted';
-    case 1011:
-      return 'document-unavailable';
-    case 1012:
-      return 'service-restart';
-    default:
-      return null;
-  }
+  const close = CLOSES_BY_REASON.get(reason as CloseReason);
+  return close?.code === code && CLOSE_HANDLING[close.reason] !== 'zone' ? close.reason : null;
+}
+
+/** Whether a document's close reason means only that zone closed for this page. */
+export function closesZoneOnly(reason: string): boolean {
+  return CLOSES_BY_REASON.has(reason as CloseReason) && CLOSE_HANDLING[reason as CloseReason] === 'zone';
 }
 
 export function adviceFor(reason: CloseReason): CloseAdvice {
-  switch (reason) {
-    case 'session-ended':
-      return { words: 'The host ended this session. Your work is saved.', reconnect: 'button' };
-    case 'board-deleted':
-      return { words: 'This board was deleted. Its copy on this device has been removed.', reconnect: 'never' };
-    case 'board-full':
-      return { words: 'This board is full. Try again when someone leaves.', reconnect: 'button' };
-    case 'forbidden':
-      return { words: 'This board only admits invited participants. Ask your teacher for your personal link.', reconnect: 'never' };
-    case 'quota-exceeded':
-      return { words: "The organization's plan has no room for more right now. Try again later.", reconnect: 'button' };
-    case 'rate-limited':
-      return { words: 'Too many changes at once: the connection was paused. Reconnecting…', reconnect: 'auto' };
-    case 'invalid-token':
-      return { words: 'This link is no longer valid (expired, revoked or for another board).', reconnect: 'never' };
-    case 'invalid-update':
-      return { words: 'A change could not be read by the server and was not applied. Reconnecting…', reconnect: 'auto' };
-    case 'service-restart':
-      return { words: 'The server is restarting. Reconnecting…', reconnect: 'auto' };
-    case 'document-unavailable':
-      return { words: 'The board could not be loaded just now. Retrying…', reconnect: 'auto' };
-  }
+  const close = CLOSES_BY_REASON.get(reason)!;
+  return { words: close.text, reconnect: close.reconnect };
+}
+
+/** Whether nothing of the board may stay on this device after this close. */
+export function forgetsDevice(reason: CloseReason): boolean {
+  return CLOSE_HANDLING[reason] === 'banner-and-forget';
 }

@@ -1,4 +1,5 @@
 import type { HocuspocusProvider } from '@hocuspocus/provider';
+import type { ParticipantView } from '../../../src/realtime/protocol/records.js';
 
 /** Someone on the board: a person (from the server's participant events) or a visible agent. */
 export interface Person {
@@ -32,21 +33,17 @@ interface AwarenessUser {
   persona?: unknown;
 }
 
+/** A join or leave the server announced. */
+type ParticipantChange = { kind: 'joined'; view: ParticipantView } | { kind: 'left'; userId: string };
+
 /** Participant views the server sends (`participant:joined`, REST `participants`). */
-export interface ParticipantView {
-  user_id: string;
-  user_type: string;
-  role: 'host' | 'guest';
-  color: string;
-  /** The name the server lists it under (given with a personal link, declared, or `Guest …`). */
-  user_name?: string | null;
-}
+export type { ParticipantView };
 
 /** People whose name a link gives: the name they are listed under is the server's, not one their page chose. */
 const NAMED_BY_LINK = new Set(['verified-student', 'authenticated']);
 
 /**
- * The server lets 10 messages a second through per socket (README "Rate limit"); the cursor takes
+ * The server lets 10 messages a second through per socket (docs/realtime.md "Socket rate limit"); the cursor takes
  * at most 8 of them, the view's location 1, leaving room for edits. Cursors glide between updates.
  */
 const CURSOR_INTERVAL_MS = 125;
@@ -64,6 +61,9 @@ export class Presence {
   private peopleShown = '';
   private lastCursorAt = 0;
   private pendingCursor: { x: number; y: number } | null = null;
+  /** Joins and leaves announced while the server's list is being read (`reloadParticipants`). */
+  private changesWhileLoading: ParticipantChange[] | null = null;
+  private listGeneration = 0;
   private cursorTimer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(
@@ -93,21 +93,56 @@ export class Presence {
     this.changed();
   }
 
-  /** Replaces the server's list (after a (re)connect). */
-  resetParticipants(views: ParticipantView[]): void {
+  /**
+   * Replaces the list with the server's (after a (re)connect). Someone who joins or leaves while
+   * `load` is under way is announced by a message that may arrive before the answer, which
+   * predates it: such messages are applied again over the answer, or the list would lose them.
+   */
+  async reloadParticipants(load: () => Promise<ParticipantView[]>): Promise<void> {
+    const generation = (this.listGeneration += 1);
+    const meanwhile: ParticipantChange[] = [];
+    this.changesWhileLoading = meanwhile;
+    const views = await load().catch(() => null);
+    // A newer reload answers instead, or the page went offline and shows nobody else.
+    if (generation !== this.listGeneration) return;
+    this.changesWhileLoading = null;
+    if (views === null) return; // the list stays as the messages made it
     this.joined.clear();
     for (const view of views) this.joined.set(view.user_id, view);
+    for (const change of meanwhile) this.apply(change);
+    this.changed();
+  }
+
+  /** Nobody else is shown (this page is not connected). */
+  clearParticipants(): void {
+    this.listGeneration += 1;
+    this.changesWhileLoading = null;
+    this.joined.clear();
     this.changed();
   }
 
   participantJoined(view: ParticipantView): void {
-    this.joined.set(view.user_id, view);
-    this.changed();
+    this.record({ kind: 'joined', view });
+  }
+
+  /** The id this page is listed under. */
+  myId(): string {
+    return this.me.id;
   }
 
   participantLeft(userId: string): void {
-    this.joined.delete(userId);
+    this.record({ kind: 'left', userId });
+  }
+
+  private record(change: ParticipantChange): void {
+    this.changesWhileLoading?.push(change);
+    this.apply(change);
     this.changed();
+  }
+
+  private apply(change: ParticipantChange): void {
+    if (change.kind === 'joined') this.joined.set(change.view.user_id, change.view);
+    else this.joined.delete(change.userId);
   }
 
   moveCursor(point: { x: number; y: number } | null): void {

@@ -34,7 +34,7 @@ export function showConnection(banner: HTMLElement, state: ConnectionState, reco
     const advice = adviceFor(state.reason);
     words.textContent = advice.words;
     banner.append(words);
-    if (advice.reconnect === 'button') {
+    if (advice.reconnect === 'on-request') {
       const button = document.createElement('button');
       button.type = 'button';
       button.textContent = 'Reconnect';

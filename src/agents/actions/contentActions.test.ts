@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { freeJsonKeyword } from '../../util/ajvKeywords.js';
 import { CONTENT_ACTIONS } from '../content/contentTypes.js';
 import { CONTENT_ACTION_DEFINITIONS, evaluateAnswer } from './contentActions.js';
-import { answer, harness, run } from './contentTestHarness.js';
+import { answer, harness, run } from '../../../test/helpers/contentTestHarness.js';
 
 describe('content action definitions', () => {
   it('define the seven content actions, using AI, with schemas a strict validator compiles', () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { errors } from '../../errors.js';
 import { ActionRefusal } from './action.js';
 import { checkSentiment, evaluateAnswer, generateHint } from './contentAssessment.js';
-import { AGENT, answer, besideAnswer, harness, note, run } from './contentTestHarness.js';
+import { AGENT, answer, besideAnswer, harness, note, run } from '../../../test/helpers/contentTestHarness.js';
 
 describe('evaluate_answer', () => {
   it('puts a feedback object beside the answer, with the score', async () => {

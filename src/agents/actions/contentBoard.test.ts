@@ -3,7 +3,7 @@ import { AppError, errors } from '../../errors.js';
 import { agentUserId } from '../agent.js';
 import { ActionRefusal } from './action.js';
 import { clusterSimilar, generateContent, summarize, validateDesign } from './contentBoard.js';
-import { AGENT, besideAnswer, harness, note, run } from './contentTestHarness.js';
+import { AGENT, besideAnswer, harness, note, run } from '../../../test/helpers/contentTestHarness.js';
 
 describe('summarize', () => {
   const board = [

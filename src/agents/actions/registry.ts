@@ -52,7 +52,7 @@ export class ActionRegistry {
   }
 }
 
-/** Every action of the spec, each defined once. */
+/** Every action an agent can take (docs/agents.md), each defined once. */
 export function createActionRegistry(): ActionRegistry {
   return new ActionRegistry([
     createObject,

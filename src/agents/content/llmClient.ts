@@ -1,6 +1,6 @@
 import pRetry from 'p-retry';
 
-/** An OpenAI-compatible chat completions endpoint (DESIGN.md: LLM_BASE_URL, LLM_API_KEY, LLM_MODEL). */
+/** An OpenAI-compatible chat completions endpoint (`LLM_BASE_URL`, `LLM_API_KEY`, `LLM_MODEL`; docs/operating.md). */
 export interface LlmSettings {
   /** Up to, not including, `/chat/completions`, e.g. `https://api.openai.com/v1`. */
   baseUrl: string;

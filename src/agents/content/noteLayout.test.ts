@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fitToText, noteHeight, NOTE_TYPE } from './noteLayout.js';
-import { run } from './rules/ruleTestKit.js';
+import { run } from '../../../test/helpers/ruleTestKit.js';
 
 const note = (text: string, size: { width?: number; height?: number } = {}) => ({ type: NOTE_TYPE, data: { text }, position: { x: 0, y: 0 }, ...size });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CONTENT_ACTIONS, ContentEngineError, type ContentActionType } from './contentTypes.js';
-import { answerTo, engine, note, request, run } from './rules/ruleTestKit.js';
+import { answerTo, engine, note, request, run } from '../../../test/helpers/ruleTestKit.js';
 
 describe('rule engine: cost, determinism and bounds', () => {
   it('counts token equivalents as ceil((characters read + output JSON) / 4), and estimates exactly that', async () => {

@@ -3,7 +3,7 @@ import { schemaRef, type JsonSchema } from './jsonSchema.js';
 import type { HeaderSpec } from './operationSpec.js';
 
 /**
- * The spec's error body (http/errorBody.ts), published once per status of the error catalogue
+ * The API's error body (http/errorBody.ts), published once per status of the error catalogue
  * (errors.ts `ERROR_KINDS`) with that status's `statusCode` and `error` fixed, plus the
  * top-level fields some refusals add (`AppError.extra`).
  */

@@ -11,7 +11,7 @@ import {
 import { requireAdmin } from '../auth.js';
 import { validateBody } from '../validate.js';
 
-/** The operator's admin API (DESIGN.md section 2), mounted at /api/v1/admin. */
+/** The operator's admin API (docs/operating.md), mounted at /api/v1/admin. */
 export function adminRoutes(organizations: OrganizationService, adminToken: string | undefined): Router {
   const router = Router();
   router.use(requireAdmin(adminToken));

@@ -28,7 +28,7 @@ import {
   type UpdateBoardInput,
 } from '../../boards/schemas.js';
 
-/** Removal date of the deprecated `POST /boards/create` path (SPEC Versioning). */
+/** Removal date of the deprecated `POST /boards/create` path, announced in its `Sunset` header. */
 const CREATE_ALIAS_SUNSET = 'Sun, 01 Mar 2026 00:00:00 GMT';
 
 /** How the Boards API authenticates: organization-wide routes, and routes on one board. */
@@ -40,46 +40,9 @@ export interface BoardRouteAuth {
 }
 
 /** The Boards API, mounted at /api/v1/boards. */
-export function boardRoutes(
-  boards: BoardService,
-  objects: ObjectService,
-  documents: LiveDocuments,
-  frames: FrameService,
-  auth: BoardRouteAuth,
-): Router {
+export function boardRoutes(boards: BoardService, objects: ObjectService, documents: LiveDocuments, frames: FrameService, auth: BoardRouteAuth): Router {
   const router = Router();
-  const listed = async (list: Board[]) => {
-    const counts = await Promise.all(list.map((board) => documents.participantCount(board.id)));
-    const objectCounts = await frames.objectsCounts(list);
-    return list.map((board, index) => presentListItem(board, { participants: counts[index]!, objects: objectCounts.get(board.id)! }));
-  };
-
-  const create: RequestHandler = async (req, res) => {
-    const board = await boards.create(callerOf(res), req.body as CreateBoardInput);
-    res.status(201).json(presentCreated(board, boards.accessLinks(board)));
-  };
-  const creating = { credential: auth.organization, access: CREDENTIAL_ONLY, body: createBoardSchema } as const;
-  router.post('/', ...route(creating, create));
-  router.post(
-    '/create',
-    (_req, res, next) => {
-      res.setHeader('Deprecation', 'true');
-      res.setHeader('Sunset', CREATE_ALIAS_SUNSET);
-      res.setHeader('Link', '</api/v1/boards>; rel="successor-version"');
-      next();
-    },
-    ...route(creating, create),
-  );
-
-  router.get('/', auth.organization, validateQuery(listBoardsQuerySchema), async (_req, res) => {
-    const list = await boards.list(callerOf(res), (res.locals.query as { status?: BoardStatus }).status);
-    res.json(await listed(list));
-  });
-
-  router.get('/by-owner', auth.organization, validateQuery(byOwnerQuerySchema), async (_req, res) => {
-    const list = await boards.listByOwner(callerOf(res), (res.locals.query as { externalId: string }).externalId);
-    res.json(await listed(list));
-  });
+  boardCollectionRoutes(router, boards, documents, frames, auth);
 
   router.get('/:boardId', auth.board.credential, validateQuery(getBoardQuerySchema), async (req, res) => {
     const { includeObjects, includeParticipants } = res.locals.query as { includeObjects: boolean; includeParticipants: boolean };
@@ -92,10 +55,10 @@ export function boardRoutes(
     const participants = await frames.participantsVisibleTo(caller, board);
     const components = await boards.pinnedComponents(board);
     const objectsCount = objects?.length ?? (await frames.objectsCountVisibleTo(caller, board));
-    res.json(presentBoard(board, visibleLinks, { objects, objectsCount, participants, includeParticipants, components }));
+    res.json(presentBoard(board, await boards.details(board), visibleLinks, { objects, objectsCount, participants, includeParticipants, components }));
   });
 
-  // Who the caller is on this board: what the browser client shows as "you" (not in the spec).
+  // Who the caller is on this board: what the browser client shows as "you".
   router.get('/:boardId/me', auth.board.credential, async (req, res) => {
     const caller = callerOf(res);
     const board = await boards.get(caller, req.params.boardId as string);
@@ -134,6 +97,49 @@ export function boardRoutes(
     });
   }));
 
+  boardLifecycleRoutes(router, boards, auth);
+  boardObjectRoutes(router, objects, auth);
+  return router;
+}
+
+/** Creating boards and listing the organization's (registered before `/:boardId`, which would take `/by-owner`). */
+function boardCollectionRoutes(router: Router, boards: BoardService, documents: LiveDocuments, frames: FrameService, auth: BoardRouteAuth): void {
+  const listed = async (list: Board[]) => {
+    const counts = await Promise.all(list.map((board) => documents.participantCount(board.id)));
+    const objectCounts = await frames.objectsCounts(list);
+    return list.map((board, index) => presentListItem(board, { participants: counts[index]!, objects: objectCounts.get(board.id)! }));
+  };
+
+  const create: RequestHandler = async (req, res) => {
+    const board = await boards.create(callerOf(res), req.body as CreateBoardInput);
+    res.status(201).json(presentCreated(board, boards.accessLinks(board)));
+  };
+  const creating = { credential: auth.organization, access: CREDENTIAL_ONLY, body: createBoardSchema } as const;
+  router.post('/', ...route(creating, create));
+  router.post(
+    '/create',
+    (_req, res, next) => {
+      res.setHeader('Deprecation', 'true');
+      res.setHeader('Sunset', CREATE_ALIAS_SUNSET);
+      res.setHeader('Link', '</api/v1/boards>; rel="successor-version"');
+      next();
+    },
+    ...route(creating, create),
+  );
+
+  router.get('/', auth.organization, validateQuery(listBoardsQuerySchema), async (_req, res) => {
+    const list = await boards.list(callerOf(res), (res.locals.query as { status?: BoardStatus }).status);
+    res.json(await listed(list));
+  });
+
+  router.get('/by-owner', auth.organization, validateQuery(byOwnerQuerySchema), async (_req, res) => {
+    const list = await boards.listByOwner(callerOf(res), (res.locals.query as { externalId: string }).externalId);
+    res.json(await listed(list));
+  });
+}
+
+/** Deleting a board, ending its session, duplicating, archiving and restoring it. */
+function boardLifecycleRoutes(router: Router, boards: BoardService, auth: BoardRouteAuth): void {
   router.delete('/:boardId', auth.board.credential, async (req, res) => {
     await boards.delete(callerOf(res), req.params.boardId as string);
     res.status(204).end();
@@ -165,7 +171,10 @@ export function boardRoutes(
       message: archived ? 'Board archived' : 'Board restored',
     });
   });
+}
 
+/** A board's objects one by one, and its elements list. */
+function boardObjectRoutes(router: Router, objects: ObjectService, auth: BoardRouteAuth): void {
   router.post('/:boardId/objects', ...route({ credential: auth.board.credential, access: auth.board.board, body: objectInputSchema }, async (req, res) => {
     const object = await objects.add(callerOf(res), req.params.boardId as string, req.body as ObjectInput);
     res.status(201).json(object);
@@ -188,6 +197,4 @@ export function boardRoutes(
     await objects.remove(callerOf(res), req.params.boardId as string, req.params.objectId as string);
     res.status(204).end();
   });
-
-  return router;
 }

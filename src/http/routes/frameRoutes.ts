@@ -29,7 +29,7 @@ export function frameRoutes(frames: FrameService, scope: BoardScope): Router {
   const ids = (params: Record<string, unknown>) => [String(params.boardId), String(params.frameId)] as const;
   /** The frame, as far as the caller may see it (404 past a zone hidden from it). */
   const visibleFrame: Access = (caller, params) => frames.get(caller, ...ids(params));
-  /** The frame to change: a zone is changed by the host only (SPEC Authentication 5). */
+  /** The frame to change: a zone is changed by the host only (403 to anyone else). */
   const changeable: Access = async (caller, params) => {
     if (isZone(await frames.get(caller, ...ids(params)))) requireHost(caller, 'change a zone');
   };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { answerTo, note, run } from './ruleTestKit.js';
+import { answerTo, note, run } from '../../../../test/helpers/ruleTestKit.js';
 
 describe('rule engine: evaluate_answer', () => {
   it('accepts an answer equal to an expected one, ignoring case, punctuation and spacing', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { note, run } from './ruleTestKit.js';
+import { note, run } from '../../../../test/helpers/ruleTestKit.js';
 
 describe('rule engine: summarize', () => {
   it('extracts recurring themes and the sentences that carry them', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ContentEngineError } from '../contentTypes.js';
-import { answerTo, engine, request, run } from './ruleTestKit.js';
+import { answerTo, engine, request, run } from '../../../../test/helpers/ruleTestKit.js';
 
 describe('rule engine: check_sentiment', () => {
   const sentiment = (text: string, params: Record<string, unknown> = {}) => run('check_sentiment', answerTo(text, params));

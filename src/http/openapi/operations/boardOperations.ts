@@ -29,7 +29,7 @@ export const BOARD_OPERATIONS: OperationSpec[] = [
   },
   {
     method: 'post', path: '/boards/create', tag, summary: 'Create a board (deprecated path)', credential: 'apiKey', body: createBoardBody, deprecated: true,
-    description: 'The same as `POST /boards`, scheduled for removal (SPEC Versioning).',
+    description: 'The same as `POST /boards`, deprecated and scheduled for removal in March 2026 (its `Sunset` header gives the date).',
     responses: {
       201: {
         description: 'The board, with its host and guest links.', schema: 'BoardCreated',

@@ -1,13 +1,13 @@
-import type { BoardObject } from '../../boards/boardObjects.js';
-import type { PlacedObject } from '../../boards/objectService.js';
-import type { ObjectInput, ObjectPatch } from '../../boards/schemas.js';
-import { errors, type AppError } from '../../errors.js';
-import type { Frame } from '../../frames/frame.js';
-import { agentUserId, type Agent } from '../agent.js';
-import type { ContentRequest } from '../content/contentTypes.js';
-import { createRuleEngine } from '../content/ruleEngine.js';
-import type { AgentNotification, Recipients, TriggerEvent } from '../ports.js';
-import type { ActionContext, ActionDefinition } from './action.js';
+import type { BoardObject } from '../../src/boards/boardObjects.js';
+import type { PlacedObject } from '../../src/boards/objectService.js';
+import type { ObjectInput, ObjectPatch } from '../../src/boards/schemas.js';
+import { errors, type AppError } from '../../src/errors.js';
+import type { Frame } from '../../src/frames/frame.js';
+import { agentUserId, type Agent } from '../../src/agents/agent.js';
+import type { ContentRequest } from '../../src/agents/content/contentTypes.js';
+import { createRuleEngine } from '../../src/agents/content/ruleEngine.js';
+import type { AgentNotification, Recipients, TriggerEvent } from '../../src/agents/ports.js';
+import type { ActionContext, ActionDefinition } from '../../src/agents/actions/action.js';
 
 /**
  * What the content actions' tests share: an in-memory board behind the agent's ports, the

@@ -1,8 +1,8 @@
 import { Ajv } from 'ajv';
 import { expect } from 'vitest';
-import type { BoardObject } from '../../../boards/boardObjects.js';
-import { CONTENT_OUTPUT_SCHEMAS, type ContentActionType, type ContentOutputOf, type ContentRequest } from '../contentTypes.js';
-import { createRuleEngine } from '../ruleEngine.js';
+import type { BoardObject } from '../../src/boards/boardObjects.js';
+import { CONTENT_OUTPUT_SCHEMAS, type ContentActionType, type ContentOutputOf, type ContentRequest } from '../../src/agents/content/contentTypes.js';
+import { createRuleEngine } from '../../src/agents/content/ruleEngine.js';
 
 /** What the rule engine's tests share: the engine, requests and objects to feed it, and a schema-checked run. */
 
