@@ -3,7 +3,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-const DOMAINS = ['agents', 'components', 'boards', 'frames', 'webhooks', 'quotas', 'rateLimits', 'users', 'organizations', 'objectTypes', 'events'];
+const DOMAINS = ['agents', 'components', 'boards', 'objects', 'frames', 'webhooks', 'quotas', 'rateLimits', 'users', 'organizations', 'objectTypes', 'events'];
 
 /** A domain or the store may not reach up into the edges (or, for the store, into any domain). */
 const forbidden = (folders, message) => ({

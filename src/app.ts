@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { AgentRuntime } from './agents/agentRuntime.js';
+import type { AgentRuntime } from './agents/runtime/agentRuntime.js';
 import type { AgentSockets } from './agents/ports.js';
 import type { BoardService } from './boards/boardService.js';
 import type { ExpirySweeper } from './boards/expirySweeper.js';

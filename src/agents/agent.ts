@@ -2,7 +2,7 @@ import type { Agent as AgentRow, AgentAction as AgentActionRow } from '../../gen
 import type { Caller } from '../boards/caller.js';
 import { CONTENT_ACTIONS } from './content/contentTypes.js';
 
-/** What an agent is for (its `persona`); each has a preset (agents/presets.ts). */
+/** What an agent is for (its `persona`); each has a preset (agents/api/presets.ts). */
 export const PERSONAS = ['tutor', 'moderator', 'timer', 'facilitator', 'custom'] as const;
 export type Persona = (typeof PERSONAS)[number];
 

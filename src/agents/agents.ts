@@ -8,14 +8,15 @@ import type { PrismaClient } from '../store/database.js';
 import type { RunTurns } from '../store/runTurns.js';
 import type { AgentObjects } from './actions/action.js';
 import { createActionRegistry } from './actions/registry.js';
-import { AgentRuntime } from './agentRuntime.js';
-import { AgentService, type AgentLifecycle } from './agentService.js';
-import { AgentTools } from './agentTools.js';
-import { BoardAssistant } from './boardAssistant.js';
+import { AgentRuntime } from './runtime/agentRuntime.js';
+import { AgentService } from './api/agentService.js';
+import type { AgentLifecycle } from './ports.js';
+import { AgentTools } from './api/agentTools.js';
+import { BoardAssistant } from './api/boardAssistant.js';
 import { createLlmEngine } from './content/llmEngine.js';
 import { createRuleEngine } from './content/ruleEngine.js';
 import type { ContentEngine } from './content/contentTypes.js';
-import type { AgentRunObserver } from './agentRunner.js';
+import type { AgentRunObserver } from './runtime/agentRunner.js';
 import type { AgentFrames, AgentSockets } from './ports.js';
 
 export interface AgentsOptions {

@@ -83,3 +83,14 @@ export interface TriggerEvent {
   cause: { agentId: string; depth: number } | null;
   occurredAt: Date;
 }
+
+/** What the agent runtime is told when agents change, and what it knows that the rows do not. */
+export interface AgentLifecycle {
+  /**
+   * An agent of the board was created, changed, paused, resumed, reset or deleted (`resumed`:
+   * scheduled runs that fell due while it was paused are skipped, not made up).
+   */
+  agentsChanged(boardId: string, agentId: string, change?: 'resumed'): void;
+  /** Whether a decision of the agent is in flight now. */
+  isThinking(agentId: string): boolean;
+}

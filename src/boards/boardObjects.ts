@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import * as Y from 'yjs';
+import type { ObjectInput } from './schemas.js';
 
 /**
  * The layout of a board's Yjs document (docs/architecture.md): `doc.getMap('objects')`,
@@ -44,6 +46,20 @@ export function putObjects(doc: Y.Doc, objects: BoardObject[]): void {
     const fields = Object.entries(object).filter(([, value]) => value !== undefined);
     map.set(object.id, new Y.Map<unknown>(fields));
   }
+}
+
+/** A new board object from client input. */
+export function newObject(input: ObjectInput, now: Date, createdBy: string | null = null): BoardObject {
+  return {
+    id: randomUUID(),
+    type: input.type,
+    data: input.data,
+    position: { x: input.position.x, y: input.position.y },
+    width: input.width,
+    height: input.height,
+    created_at: now.toISOString(),
+    created_by: createdBy,
+  };
 }
 
 /**

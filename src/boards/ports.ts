@@ -1,13 +1,11 @@
 import type * as Y from 'yjs';
-import type { ObjectWrite, Point } from '../frames/writeRules.js';
 import type { UserType } from './boardAccess.js';
 import type { BoardObject } from './boardObjects.js';
-import type { Caller } from './caller.js';
 
 /**
- * The ports boards (and frames) need from the rest of the service, owned here and
- * implemented outside: the live documents by realtime/boardDocuments.ts, the zone rules
- * of placement by frames/frameDirectory.ts.
+ * The ports boards (and objects, frames) need from the rest of the service, owned here and
+ * implemented outside: the live documents by realtime/boardDocuments.ts. Where an object
+ * lives is asked through objects/placement.ts.
  */
 
 /** A viewport rectangle in board pixels. */
@@ -90,22 +88,6 @@ export interface LiveDocuments {
   disconnectUser(boardId: string, userId: string): void;
   /** Disconnects everyone, stops persisting, and deletes every stored document of a board. */
   destroy(boardId: string): Promise<void>;
-}
-
-/** Where new content placed on a board goes: the document, and the zone it lands in (null: the board's own). */
-export interface Placement {
-  document: string;
-  zoneId: string | null;
-}
-
-/** The zone rules of where content lives and who may put it there (frames/writeRules.ts). */
-export interface ZonePlacement {
-  /** Where a new object placed at `point` by `writer` goes, or null when the writer may not write there. */
-  placementOf(boardId: string, writer: Caller, point: Point): Promise<Placement | null>;
-  /** The documents of a board the reader may read, the board's own first. */
-  readableDocuments(boardId: string, reader: Caller): Promise<Placement[]>;
-  /** Whether `writer` may make `write` to an object of `document` (zone rules, locks, confinement). */
-  mayWrite(boardId: string, writer: Caller, document: string, write: ObjectWrite): Promise<boolean>;
 }
 
 /** What boards need from custom object types (objectTypes/objectTypeService.ts). */

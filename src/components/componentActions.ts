@@ -1,7 +1,7 @@
 import type { Caller } from '../boards/caller.js';
-import type { PlacedObject } from '../boards/objectService.js';
 import type { Clock } from '../clock.js';
 import type { EventBus } from '../events/bus.js';
+import type { PlacedObject } from '../objects/objectService.js';
 import type { Db } from '../store/database.js';
 import { FREE_JSON_LIMITS, findJsonViolation, type JsonLimits } from '../util/jsonBounds.js';
 import { componentOf, invalid, type ManifestResolver } from './componentStorage.js';

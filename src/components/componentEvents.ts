@@ -1,8 +1,8 @@
 import type { BoardObject } from '../boards/boardObjects.js';
 import type { Caller } from '../boards/caller.js';
-import type { Placement } from '../boards/ports.js';
 import { AppError, errors } from '../errors.js';
 import type { Viewer } from '../frames/zonePermissions.js';
+import type { ObjectPlacement } from '../objects/placement.js';
 import { FREE_JSON_LIMITS, findJsonViolation, type JsonLimits } from '../util/jsonBounds.js';
 import type { ResolvedComponent } from './componentManifests.js';
 import { EXTERNAL_COMPONENT } from './componentObjects.js';
@@ -77,8 +77,8 @@ export interface RoutedComponentEvent {
 
 export interface ComponentEventsDependencies {
   manifests: ManifestResolver;
-  /** The documents of a board a viewer may read (the zone rules). */
-  frames: { readableDocuments(boardId: string, reader: Viewer): Promise<Placement[]> };
+  /** The zone rules: which documents of a board a viewer may read. */
+  frames: ObjectPlacement;
   /**
    * The objects of a document loaded now, or null when it is not: a document no socket has
    * open shows its components to nobody, so no event needs to reach them (and routing never
@@ -115,13 +115,13 @@ export class ComponentEvents {
 
   /** The targets of a routed event that `reader` may see (an object in a zone it cannot read is never named to it). */
   async targetsFor(reader: Viewer, boardId: string, event: RoutedComponentEvent): Promise<string[]> {
-    const readable = new Set((await this.deps.frames.readableDocuments(boardId, reader)).map((placement) => placement.document));
+    const readable = new Set((await this.deps.frames.placement(boardId, reader)).readable.map((placement) => placement.document));
     return event.targets.filter((target) => readable.has(target.document)).map((target) => target.objectId);
   }
 
   /** The object in a document the sender may read and has open, or 404. */
   private async findVisible(sender: Viewer, boardId: string, objectId: string): Promise<BoardObject> {
-    for (const { document } of await this.deps.frames.readableDocuments(boardId, sender)) {
+    for (const { document } of (await this.deps.frames.placement(boardId, sender)).readable) {
       const object = this.deps.liveObjects(document)?.find((candidate) => candidate.id === objectId);
       if (object) return object;
     }
@@ -132,7 +132,7 @@ export class ComponentEvents {
   private async listeners(boardId: string, name: string, sourceId: string): Promise<RoutedComponentEvent['targets']> {
     const resolved = new Map<string, Promise<ResolvedComponent | null>>();
     const targets: RoutedComponentEvent['targets'] = [];
-    for (const { document } of await this.deps.frames.readableDocuments(boardId, EVERYTHING)) {
+    for (const { document } of (await this.deps.frames.placement(boardId, EVERYTHING)).readable) {
       for (const object of this.deps.liveObjects(document) ?? []) {
         if (object.type !== EXTERNAL_COMPONENT || object.id === sourceId) continue;
         const url = object.data?.componentUrl;

@@ -1,10 +1,11 @@
 import * as Y from 'yjs';
 import { COMPONENT_STORAGE_MAP, objectsOf, type BoardObject } from '../boards/boardObjects.js';
 import type { Caller } from '../boards/caller.js';
-import type { PlacedObject } from '../boards/objectService.js';
-import type { DocumentAuthor, LiveDocuments, ZonePlacement } from '../boards/ports.js';
+import type { DocumentAuthor, LiveDocuments } from '../boards/ports.js';
 import type { Clock } from '../clock.js';
 import { AppError, errors, type FieldError } from '../errors.js';
+import type { PlacedObject } from '../objects/objectService.js';
+import type { ObjectPlacement } from '../objects/placement.js';
 import { zoneDocumentName } from '../store/documentNames.js';
 import type { Db } from '../store/database.js';
 import { FREE_JSON_LIMITS, findJsonViolation, type JsonLimits } from '../util/jsonBounds.js';
@@ -70,7 +71,7 @@ export interface ComponentStorageDependencies {
   /** The live documents: shared and anonymous values are written where the object lives. */
   documents: Pick<LiveDocuments, 'write' | 'read'>;
   /** The zone rules: only who may write a zone's document writes values into it. */
-  frames: Pick<ZonePlacement, 'mayWrite'>;
+  frames: ObjectPlacement;
   db: Db;
   clock: Clock;
 }
@@ -125,7 +126,7 @@ export class ComponentStorage {
       }
       await this.writePrivate(boardId, object.id, caller.userId, key, stored, now);
     } else {
-      if (!(await this.deps.frames.mayWrite(boardId, caller, document, { before: null, after: null }))) {
+      if (!(await this.deps.frames.placement(boardId, caller)).mayWrite(document, { before: null, after: null })) {
         throw errors.forbidden(`The object lies in a zone this caller may not write: its ${visibility} storage is the zone's`);
       }
       // Anonymous values never record who wrote them; shared ones say who did.

@@ -1,7 +1,7 @@
 import { createAgents, type Agents } from '../agents/agents.js';
 import { BoardService } from '../boards/boardService.js';
 import { ExpirySweeper } from '../boards/expirySweeper.js';
-import { ObjectService } from '../boards/objectService.js';
+import { ObjectService } from '../objects/objectService.js';
 import { ParticipantLinks } from '../boards/participantLinks.js';
 import type { Clock } from '../clock.js';
 import type { AppConfig } from '../config.js';

@@ -1,16 +1,15 @@
-import type { Placement, ZonePlacement } from '../boards/ports.js';
+import type { ObjectPlacement } from '../objects/placement.js';
 import type { Db } from '../store/database.js';
 import { LoadedCache } from '../util/loadedCache.js';
-import { frameIdOfDocument, zoneDocumentName } from '../store/documentNames.js';
 import { frameFromRow, type Frame } from './frame.js';
-import { isForbiddenWrite, placementOf as writeTargetOf, type ObjectWrite, type Point } from './writeRules.js';
+import { ZonePlacement } from './zonePlacement.js';
 import { zoneAccess, type Viewer, type ZoneAccess } from './zonePermissions.js';
 
 /**
  * Reads frames without a caller: for the socket side, which decides access per connection,
- * and for boards, which place new content by the zone rules.
+ * and for objects, which ask it one question per call (`placement`).
  */
-export class FrameDirectory implements ZonePlacement {
+export class FrameDirectory implements ObjectPlacement {
   /** Frames per board for the write check, which runs on every socket update. */
   private readonly cache = new LoadedCache<string, Frame[]>();
 
@@ -45,23 +44,8 @@ export class FrameDirectory implements ZonePlacement {
     return frame ? zoneAccess(frame, viewer) : 'none';
   }
 
-  async placementOf(boardId: string, writer: Viewer, point: Point): Promise<Placement | null> {
-    const target = writeTargetOf(writer, point, await this.cachedFramesOfBoard(boardId));
-    if (!target) return null;
-    if (target.kind === 'board') return { document: boardId, zoneId: null };
-    return { document: zoneDocumentName(boardId, target.frame.id), zoneId: target.frame.id };
-  }
-
-  async readableDocuments(boardId: string, reader: Viewer): Promise<Placement[]> {
-    const zones = (await this.cachedFramesOfBoard(boardId)).filter((frame) => zoneAccess(frame, reader) !== 'none');
-    return [{ document: boardId, zoneId: null }, ...zones.map((frame) => ({ document: zoneDocumentName(boardId, frame.id), zoneId: frame.id }))];
-  }
-
-  async mayWrite(boardId: string, writer: Viewer, document: string, write: ObjectWrite): Promise<boolean> {
-    const frames = await this.cachedFramesOfBoard(boardId);
-    const frameId = frameIdOfDocument(document);
-    if (!frameId) return !isForbiddenWrite(writer, { kind: 'board', zones: frames }, write);
-    const frame = frames.find((candidate) => candidate.id === frameId);
-    return frame !== undefined && zoneAccess(frame, writer) === 'write' && !isForbiddenWrite(writer, { kind: 'zone', frame }, write);
+  /** The zone rules of a board for `viewer`, over one read of its cached frames. */
+  async placement(boardId: string, viewer: Viewer): Promise<ZonePlacement> {
+    return new ZonePlacement(boardId, viewer, await this.cachedFramesOfBoard(boardId));
   }
 }

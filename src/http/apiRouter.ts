@@ -1,8 +1,8 @@
 import { Router } from 'express';
-import type { AgentService } from '../agents/agentService.js';
+import type { AgentService } from '../agents/api/agentService.js';
 import type { BoardAccess } from '../boards/boardAccess.js';
 import type { BoardService } from '../boards/boardService.js';
-import type { ObjectService } from '../boards/objectService.js';
+import type { ObjectService } from '../objects/objectService.js';
 import type { ParticipantLinks } from '../boards/participantLinks.js';
 import type { SessionParticipants } from '../boards/sessionParticipants.js';
 import type { FrameService } from '../frames/frameService.js';
@@ -79,7 +79,7 @@ export function apiRouter(services: ApiServices): Router {
   const requireKeyOrUserToken = requireOrganizationCredential(apiKeys, services.users.tokens);
 
   const api = Router();
-  api.use('/admin', adminRoutes(organizations, services.adminToken));
+  api.use('/admin', adminRoutes(organizations, services.users.accounts, services.adminToken));
   api.use(
     '/boards',
     boardRoutes(boards, services.objects, services.documents, frames, { organization: requireApiKey, board }),

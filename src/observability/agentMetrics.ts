@@ -1,5 +1,5 @@
 import { Counter, type Registry } from 'prom-client';
-import type { AgentRunObserver, AgentRunOutcome } from '../agents/agentRunner.js';
+import type { AgentRunObserver, AgentRunOutcome } from '../agents/runtime/agentRunner.js';
 
 /** Agent runs by outcome and the tokens they spent, counted as each run is logged. */
 export function agentMetrics(registry: Registry): AgentRunObserver {

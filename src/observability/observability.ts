@@ -1,5 +1,5 @@
 import type { RequestListener } from 'node:http';
-import type { AgentRunObserver } from '../agents/agentRunner.js';
+import type { AgentRunObserver } from '../agents/runtime/agentRunner.js';
 import type { Logger } from '../logger.js';
 import type { RealtimeObservers } from '../realtime/realtime.js';
 import type { DeliveryAttemptObserver } from '../webhooks/dispatcher.js';

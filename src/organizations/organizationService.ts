@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { errors } from '../errors.js';
 import type { Db } from '../store/database.js';
-import { apiKeyPrefix, generateApiKey, hashApiKey, hashPassword } from './credentials.js';
+import { apiKeyPrefix, generateApiKey, hashApiKey } from './credentials.js';
 import type { Plan } from './plans.js';
 import { TtlCache } from '../util/ttlCache.js';
 
@@ -22,11 +22,6 @@ export interface ApiKeyPrincipal {
   apiKeyId: string;
 }
 
-/** How an email is stored and looked up: unique regardless of case and surrounding spaces. */
-export function normalizeEmail(email: string): string {
-  return email.trim().toLowerCase();
-}
-
 /**
  * How long an authenticated key is trusted from memory. Every API-key request looked up the key
  * and its organization (two queries, about a millisecond of CPU through Prisma); a change made on
@@ -39,7 +34,7 @@ export interface OrganizationServiceDependencies {
   clock: Clock;
 }
 
-/** Organizations, their API keys and their users. */
+/** Organizations and their API keys (their users are src/users/userAccounts.ts). */
 export class OrganizationService {
   /** Recently authenticated keys by key hash (unknown keys are never kept): most requests skip the lookup. */
   private readonly keys = new TtlCache<string, ApiKeyPrincipal>({ ttlMs: API_KEY_TTL_MS, maxEntries: 10_000 });
@@ -167,26 +162,6 @@ export class OrganizationService {
       if ((error as { code?: string }).code === 'P2002') return null;
       throw error;
     }
-  }
-
-  /** Creates a user of an organization; emails are unique across the service. */
-  async createUser(input: { email: string; password: string; organizationId: string; name?: string }) {
-    const { db, clock } = this.deps;
-    const organization = await db.organization.findUnique({ where: { id: input.organizationId } });
-    if (!organization) throw errors.notFound('Organization');
-    const email = normalizeEmail(input.email);
-    if (await db.user.findUnique({ where: { email } })) throw errors.conflict('A user with this email already exists');
-    const user = await db.user.create({
-      data: {
-        id: randomUUID(),
-        organizationId: organization.id,
-        email,
-        name: input.name ?? null,
-        passwordHash: await hashPassword(input.password),
-        createdAt: clock.now(),
-      },
-    });
-    return { id: user.id, email: user.email, organizationId: user.organizationId };
   }
 
   private changed(organizationId: string): void {

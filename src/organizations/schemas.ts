@@ -1,6 +1,6 @@
 import { PLANS, type Plan } from './plans.js';
 
-/** JSON schemas of the operator's admin API, checked at the edge by ajv. */
+/** JSON schemas of the operator's admin API for organizations, checked at the edge by ajv (users: users/schemas.ts). */
 export const createOrganizationSchema = {
   type: 'object',
   additionalProperties: false,
@@ -18,18 +18,6 @@ export const changePlanSchema = {
   properties: { plan: { type: 'string', enum: [...PLANS] } },
 };
 
-export const createUserSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['email', 'password', 'organizationId'],
-  properties: {
-    email: { type: 'string', format: 'email', maxLength: 320 },
-    password: { type: 'string', minLength: 8, maxLength: 1024 },
-    organizationId: { type: 'string', minLength: 1 },
-    name: { type: 'string', maxLength: 255 },
-  },
-};
-
 export interface CreateOrganizationInput {
   name: string;
   plan?: Plan;
@@ -37,11 +25,4 @@ export interface CreateOrganizationInput {
 
 export interface ChangePlanInput {
   plan: Plan;
-}
-
-export interface CreateUserInput {
-  email: string;
-  password: string;
-  organizationId: string;
-  name?: string;
 }

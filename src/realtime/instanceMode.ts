@@ -24,7 +24,7 @@ export interface InstanceMode {
   writeSnapshot: SnapshotWriter;
   /** Who holds a seat on each board (presenceExtension.ts). */
   seats: SeatLedger<BoardSeat>;
-  /** Which instance runs an agent now (agents/agentRunner.ts). */
+  /** Which instance runs an agent now (agents/runtime/agentRunner.ts). */
   agentTurns: RunTurns;
   /** What the instance needs besides its database to serve, by name, for `/ready`: each rejects when unreachable. */
   dependencies: Record<string, () => Promise<void>>;

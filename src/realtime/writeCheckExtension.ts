@@ -2,9 +2,9 @@ import type { Extension, beforeSyncPayload } from '@hocuspocus/server';
 import * as Y from 'yjs';
 import { objectsOf, readObject, type BoardObject } from '../boards/boardObjects.js';
 import type { FieldError } from '../errors.js';
-import { frameIdOfDocument } from '../store/documentNames.js';
 import type { FrameDirectory } from '../frames/frameDirectory.js';
 import { isForbiddenWrite, type Point, type WriteTarget } from '../frames/writeRules.js';
+import { writeTargetOfDocument } from '../frames/zonePlacement.js';
 import type { Viewer } from '../frames/zonePermissions.js';
 import { MAX_TYPE_LEVEL, nestsDeeperThan } from '../store/documentBounds.js';
 import { FREE_JSON_LIMITS } from '../util/jsonBounds.js';
@@ -106,12 +106,9 @@ export class WriteCheckExtension implements Extension {
     if (outOfBounds.length > 0) sendServerMessage(connection, invalidValuesMessage(outOfBounds));
   }
 
+  /** The document's write target as REST object calls find it (frames/zonePlacement.ts). */
   private async targetOf(documentName: string): Promise<WriteTarget | null> {
-    const frames = await this.frames.cachedFramesOfBoard(boardIdOfDocument(documentName));
-    const frameId = frameIdOfDocument(documentName);
-    if (!frameId) return { kind: 'board', zones: frames };
-    const frame = frames.find((candidate) => candidate.id === frameId);
-    return frame ? { kind: 'zone', frame } : null;
+    return writeTargetOfDocument(documentName, await this.frames.cachedFramesOfBoard(boardIdOfDocument(documentName)));
   }
 }
 

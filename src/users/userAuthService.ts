@@ -2,10 +2,10 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { errors } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { hashPassword, verifyPassword } from '../organizations/credentials.js';
-import { normalizeEmail } from '../organizations/organizationService.js';
 import type { Db, PrismaClient } from '../store/database.js';
 import type { LoginThrottle } from './loginThrottle.js';
+import { hashPassword, verifyPassword } from './passwords.js';
+import { normalizeEmail, type UserAccounts } from './userAccounts.js';
 import { ACCESS_TOKEN_TTL_SECONDS, type UserTokens } from './userTokens.js';
 
 /** A refresh token lives 30 days from its issue; each use replaces it with a new one. */
@@ -22,6 +22,7 @@ export interface TokenResponse {
 export interface UserAuthDependencies {
   prisma: PrismaClient;
   clock: Clock;
+  accounts: UserAccounts;
   tokens: UserTokens;
   throttle: LoginThrottle;
   logger: Logger;
@@ -49,10 +50,10 @@ export class UserAuthService {
 
   /** 401 with one message for an unknown email and a wrong password; 429 when throttled. */
   async login(email: string, password: string, ip: string | undefined): Promise<TokenResponse> {
-    const { prisma, throttle, clock } = this.deps;
+    const { prisma, throttle, clock, accounts } = this.deps;
     const account = normalizeEmail(email);
     await throttle.admit(account, ip);
-    const user = await prisma.user.findUnique({ where: { email: account } });
+    const user = await accounts.credentialsByEmail(account);
     const valid = await verifyPassword(password, user?.passwordHash ?? (await this.dummyHash));
     if (!user || !valid) throw errors.unauthorized(LOGIN_REFUSED);
     await throttle.succeeded(account, ip);

@@ -4,6 +4,7 @@ import type { PrismaClient } from '../store/database.js';
 import type { LimiterStore } from '../store/limiterStore.js';
 import { serverSecret } from '../store/secrets.js';
 import { LoginThrottle } from './loginThrottle.js';
+import { UserAccounts } from './userAccounts.js';
 import { UserAuthService } from './userAuthService.js';
 import { UserTokens } from './userTokens.js';
 
@@ -17,8 +18,9 @@ export interface UsersOptions {
   limiters: LimiterStore;
 }
 
-/** User sessions assembled: access tokens, and login and refresh with their throttle. */
+/** Users assembled: their accounts, access tokens, and login and refresh with their throttle. */
 export interface Users {
+  accounts: UserAccounts;
   tokens: UserTokens;
   auth: UserAuthService;
 }
@@ -30,7 +32,8 @@ export async function createUsers(options: UsersOptions): Promise<Users> {
   // Instances of one deployment share its database, hence this id; another deployment on the
   // same Redis (or another test database) counts apart.
   const deployment = (await serverSecret(prisma, 'redis-key-namespace', clock.now())).slice(0, 12);
+  const accounts = new UserAccounts({ db: prisma, clock });
   const tokens = new UserTokens({ db: prisma, clock, secret });
-  const auth = new UserAuthService({ prisma, clock, tokens, throttle: new LoginThrottle(limiters, `wb:${deployment}:`), logger });
-  return { tokens, auth };
+  const auth = new UserAuthService({ prisma, clock, accounts, tokens, throttle: new LoginThrottle(limiters, `wb:${deployment}:`), logger });
+  return { accounts, tokens, auth };
 }

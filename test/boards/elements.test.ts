@@ -4,7 +4,7 @@ import * as Y from 'yjs';
 import type { Board } from '../../src/boards/board.js';
 import { putObjects, type BoardObject } from '../../src/boards/boardObjects.js';
 import { organizationCaller } from '../../src/boards/caller.js';
-import { ObjectService, type ObjectServiceDependencies } from '../../src/boards/objectService.js';
+import { ObjectService, type ObjectServiceDependencies } from '../../src/objects/objectService.js';
 import type { LiveDocuments } from '../../src/boards/ports.js';
 import { ManualClock } from '../../src/clock.js';
 import { expectErrorBody } from '../helpers/assertions.js';
@@ -358,7 +358,7 @@ describe('ObjectService.elements on an in-memory document', () => {
     const deps: ObjectServiceDependencies = {
       boards: { get: async () => ({ id: BOARD_ID, organizationId: 'organization' }) as Board },
       documents,
-      frames: { readableDocuments: async () => [{ document: BOARD_ID, zoneId: null }], placementOf: async () => null, mayWrite: async () => false },
+      frames: { placement: async () => ({ readable: [{ document: BOARD_ID, zoneId: null }], placeAt: () => null, mayWrite: () => false }) },
       objectRules: { validateObjects: async () => undefined },
       clock: new ManualClock(),
     };

@@ -1,5 +1,5 @@
 import type { BoardObject } from '../../src/boards/boardObjects.js';
-import type { PlacedObject } from '../../src/boards/objectService.js';
+import type { PlacedObject } from '../../src/objects/objectService.js';
 import type { ObjectInput, ObjectPatch } from '../../src/boards/schemas.js';
 import { errors, type AppError } from '../../src/errors.js';
 import type { Frame } from '../../src/frames/frame.js';

@@ -1,5 +1,5 @@
 import type { Caller } from '../../boards/caller.js';
-import type { ObjectService } from '../../boards/objectService.js';
+import type { ObjectService } from '../../objects/objectService.js';
 import type { ChangeCause } from '../../boards/ports.js';
 import type { ActionType, Agent, AgentMemory } from '../agent.js';
 import type { ContentRequest, ContentResult } from '../content/contentTypes.js';

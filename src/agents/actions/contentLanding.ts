@@ -1,4 +1,4 @@
-import type { PlacedObject } from '../../boards/objectService.js';
+import type { PlacedObject } from '../../objects/objectService.js';
 import { MAX_COORDINATE, type ObjectInput } from '../../boards/schemas.js';
 import { AppError } from '../../errors.js';
 import { fitToText } from '../content/noteLayout.js';

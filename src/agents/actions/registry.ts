@@ -37,7 +37,7 @@ export class ActionRegistry {
   /**
    * What is wrong with an action's params, each named under `field` (e.g.
    * `instructions.triggers.0.params.message`); empty when they are valid. Params may hold
-   * `{{…}}` templates in strings (agents/templates.ts): checked as the strings they are.
+   * `{{…}}` templates in strings (agents/runtime/templates.ts): checked as the strings they are.
    */
   paramsProblems(type: ActionType, params: unknown, field: string): FieldError[] {
     const validate = this.definitions.get(type)!.validate();

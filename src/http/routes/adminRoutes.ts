@@ -1,18 +1,13 @@
 import { Router } from 'express';
 import type { OrganizationService } from '../../organizations/organizationService.js';
-import {
-  changePlanSchema,
-  createOrganizationSchema,
-  createUserSchema,
-  type ChangePlanInput,
-  type CreateOrganizationInput,
-  type CreateUserInput,
-} from '../../organizations/schemas.js';
+import { changePlanSchema, createOrganizationSchema, type ChangePlanInput, type CreateOrganizationInput } from '../../organizations/schemas.js';
+import { createUserSchema, type CreateUserInput } from '../../users/schemas.js';
+import type { UserAccounts } from '../../users/userAccounts.js';
 import { requireAdmin } from '../auth.js';
 import { validateBody } from '../validate.js';
 
 /** The operator's admin API (docs/operating.md), mounted at /api/v1/admin. */
-export function adminRoutes(organizations: OrganizationService, adminToken: string | undefined): Router {
+export function adminRoutes(organizations: OrganizationService, users: UserAccounts, adminToken: string | undefined): Router {
   const router = Router();
   router.use(requireAdmin(adminToken));
 
@@ -28,7 +23,7 @@ export function adminRoutes(organizations: OrganizationService, adminToken: stri
   });
 
   router.post('/users', validateBody(createUserSchema), async (req, res) => {
-    const user = await organizations.createUser(req.body as CreateUserInput);
+    const user = await users.create(req.body as CreateUserInput);
     res.status(201).json(user);
   });
 

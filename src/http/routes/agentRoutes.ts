@@ -3,7 +3,7 @@ import { callerOf } from '../boardCaller.js';
 import { route, type Access, type BoardScope } from '../routeSteps.js';
 import { validateQuery } from '../validate.js';
 import { presentAgent, presentAgentListItem } from '../../agents/agent.js';
-import type { AgentService } from '../../agents/agentService.js';
+import type { AgentService } from '../../agents/api/agentService.js';
 import {
   actionLogQuerySchema,
   createAgentSchema,
@@ -12,7 +12,7 @@ import {
   type CreateAgentInput,
   type GenerateInput,
   type UpdateAgentInput,
-} from '../../agents/schemas.js';
+} from '../../agents/api/schemas.js';
 
 /**
  * The "AI agents" endpoints, mounted at /api/v1/boards: `…/<board_id>/agents[/<id>[/…]]`.

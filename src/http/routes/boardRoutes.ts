@@ -8,7 +8,7 @@ import type { BoardService } from '../../boards/boardService.js';
 import { requireHost } from '../../boards/caller.js';
 import { presentBoard, presentCreated, presentListItem } from '../../boards/presenter.js';
 import type { Board } from '../../boards/board.js';
-import type { ObjectService } from '../../boards/objectService.js';
+import type { ObjectService } from '../../objects/objectService.js';
 import type { LiveDocuments } from '../../boards/ports.js';
 import type { FrameService } from '../../frames/frameService.js';
 import {

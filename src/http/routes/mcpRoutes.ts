@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { callerOf } from '../boardCaller.js';
 import { route, type Access, type BoardScope } from '../routeSteps.js';
-import type { AgentService } from '../../agents/agentService.js';
+import type { AgentService } from '../../agents/api/agentService.js';
 import { lazy } from '../../util/lazy.js';
 
 const SERVER_INFO = { name: 'whiteboard-agent', version: '1.0.0' };

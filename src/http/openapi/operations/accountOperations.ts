@@ -1,6 +1,6 @@
 import { registerObjectTypeSchema } from '../../../objectTypes/schemas.js';
-import { changePlanSchema, createOrganizationSchema, createUserSchema } from '../../../organizations/schemas.js';
-import { loginSchema, refreshSchema } from '../../../users/schemas.js';
+import { changePlanSchema, createOrganizationSchema } from '../../../organizations/schemas.js';
+import { createUserSchema, loginSchema, refreshSchema } from '../../../users/schemas.js';
 import { createSubscriptionSchema, listDeliveriesQuerySchema, updateSubscriptionSchema } from '../../../webhooks/schemas.js';
 import { schemaRef } from '../jsonSchema.js';
 import type { OperationSpec } from '../operationSpec.js';

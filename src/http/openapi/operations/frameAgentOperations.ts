@@ -1,4 +1,4 @@
-import { actionLogQuerySchema, createAgentSchema, generateInputSchema, updateAgentSchema } from '../../../agents/schemas.js';
+import { actionLogQuerySchema, createAgentSchema, generateInputSchema, updateAgentSchema } from '../../../agents/api/schemas.js';
 import { assignSchema, bulkAssignSchema, cloneFrameSchema, createFrameSchema, listFramesQuerySchema, updateFrameSchema } from '../../../frames/schemas.js';
 import { schemaRef } from '../jsonSchema.js';
 import type { OperationSpec } from '../operationSpec.js';

@@ -1,13 +1,13 @@
 import type { SchemaObject } from 'ajv';
 import { AGENT_STATUSES, PERSONAS, VISIBILITIES } from '../../../agents/agent.js';
-import { createAgentSchema } from '../../../agents/schemas.js';
+import { createAgentSchema } from '../../../agents/api/schemas.js';
 import { FRAME_VISIBILITIES, LOCK_MODES, ZONE_VISIBILITIES } from '../../../frames/frame.js';
 import { openApiSchema, propertyOf, type JsonSchema } from '../jsonSchema.js';
 import { count, flag, isoTime, listOf, nullable, oneOfValues, record, text, url } from './common.js';
 
 /**
  * Response bodies of the frame, zone and agent endpoints, as frames/frame.ts `presentFrame`,
- * frames/frameService.ts `bulkAssign` and agents/agent.ts, agentStats.ts and presets.ts write them.
+ * frames/frameService.ts `bulkAssign` and agents/agent.ts, api/agentStats.ts and api/presets.ts write them.
  */
 
 const uuid: JsonSchema = { type: 'string', format: 'uuid' };

@@ -1,5 +1,5 @@
-import { MAX_COORDINATE } from '../boards/schemas.js';
-import { ACTION_TYPES, PERSONAS, TRIGGER_EVENTS, VISIBILITIES, type AgentScope, type AgentVisibility, type Instructions, type Persona } from './agent.js';
+import { MAX_COORDINATE } from '../../boards/schemas.js';
+import { ACTION_TYPES, PERSONAS, TRIGGER_EVENTS, VISIBILITIES, type AgentScope, type AgentVisibility, type Instructions, type Persona } from '../agent.js';
 
 /** Bounds of an agent's name, rate and priority. */
 export const MAX_AGENT_NAME = 100;

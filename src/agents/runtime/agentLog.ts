@@ -1,6 +1,6 @@
-import type { Logger } from '../logger.js';
-import type { PrismaClient } from '../store/database.js';
-import { GroupCommit } from '../util/groupCommit.js';
+import type { Logger } from '../../logger.js';
+import type { PrismaClient } from '../../store/database.js';
+import { GroupCommit } from '../../util/groupCommit.js';
 
 /** One action log row as stored (agent_actions). */
 export interface ActionLogRow {

@@ -1,10 +1,10 @@
-import type { BoardObject } from '../boards/boardObjects.js';
-import type { BusEvent } from '../events/types.js';
-import type { Frame } from '../frames/frame.js';
-import { contains } from '../frames/zonePermissions.js';
-import type { ActionType, Agent, TriggerEventType } from './agent.js';
-import { evaluateCondition, parseCondition, type ConditionNode } from './conditions.js';
-import type { EventParticipant, TriggerEvent } from './ports.js';
+import type { BoardObject } from '../../boards/boardObjects.js';
+import type { BusEvent } from '../../events/types.js';
+import type { Frame } from '../../frames/frame.js';
+import { contains } from '../../frames/zonePermissions.js';
+import type { ActionType, Agent, TriggerEventType } from '../agent.js';
+import { evaluateCondition, parseCondition, type ConditionNode } from '../conditions.js';
+import type { EventParticipant, TriggerEvent } from '../ports.js';
 
 /**
  * How deep a chain of agent actions may go: a person's change triggers an action (depth 1),

@@ -1,5 +1,5 @@
-import type { Db } from '../store/database.js';
-import type { Agent } from './agent.js';
+import type { Db } from '../../store/database.js';
+import type { Agent } from '../agent.js';
 
 /** What an agent has done so far, as `GET …/agents/<id>/stats` answers it (docs/agents.md). */
 export interface AgentStats {

@@ -1,4 +1,4 @@
-import type { Instructions, Persona } from './agent.js';
+import type { Instructions, Persona } from '../agent.js';
 
 /** A ready-to-use agent: POST its `name`, `persona` and `instructions` to `/boards/<id>/agents`. */
 export interface AgentPreset {

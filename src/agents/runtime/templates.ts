@@ -1,4 +1,4 @@
-import { CONDITION_ROOTS, FORBIDDEN_KEYS } from './conditions.js';
+import { CONDITION_ROOTS, FORBIDDEN_KEYS } from '../conditions.js';
 
 /**
  * `{{path}}` placeholders in the string params of triggers and schedules, filled from the

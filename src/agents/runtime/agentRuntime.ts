@@ -1,13 +1,13 @@
-import type { EventBus } from '../events/bus.js';
-import type { BusEvent, EventName } from '../events/types.js';
-import type { Frame } from '../frames/frame.js';
-import type { Logger } from '../logger.js';
-import { LoadedCache } from '../util/loadedCache.js';
-import { agentFromRow, agentUserId, type Agent } from './agent.js';
+import type { EventBus } from '../../events/bus.js';
+import type { BusEvent, EventName } from '../../events/types.js';
+import type { Frame } from '../../frames/frame.js';
+import type { Logger } from '../../logger.js';
+import { LoadedCache } from '../../util/loadedCache.js';
+import { agentFromRow, agentUserId, type Agent } from '../agent.js';
 import { AgentRunner, type AgentRunnerDependencies, type RunRequest } from './agentRunner.js';
 import { AgentScheduler } from './agentScheduler.js';
-import type { AgentLifecycle } from './agentService.js';
-import type { TriggerEvent } from './ports.js';
+import type { AgentLifecycle } from '../ports.js';
+import type { TriggerEvent } from '../ports.js';
 import { TickEvents, TIMER_TICK_MS } from './tickEvents.js';
 import { anyListens, firedTriggers, triggerEventsOf, triggerTypesOf } from './triggers.js';
 

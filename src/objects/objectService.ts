@@ -1,22 +1,23 @@
-import { randomUUID } from 'node:crypto';
 import * as Y from 'yjs';
-import type { Clock } from '../clock.js';
-import { errors } from '../errors.js';
-import type { Board } from './board.js';
+import type { Board } from '../boards/board.js';
 import {
   COMPONENT_STORAGE_MAP,
   compareCodeUnits,
   compareOrderKeys,
+  newObject,
   objectsOf,
   putObjects,
   readObject,
   readOrderKeys,
   type BoardObject,
   type ObjectOrderKey,
-} from './boardObjects.js';
-import { requireHost, type Caller } from './caller.js';
-import type { BoardObjectRules, ChangeCause, DocumentAuthor, LiveDocuments, Placement, ZonePlacement } from './ports.js';
-import { ELEMENTS_DEFAULT_LIMIT, type ElementsQuery, type ObjectInput, type ObjectPatch } from './schemas.js';
+} from '../boards/boardObjects.js';
+import { requireHost, type Caller } from '../boards/caller.js';
+import type { BoardObjectRules, ChangeCause, DocumentAuthor, LiveDocuments } from '../boards/ports.js';
+import { ELEMENTS_DEFAULT_LIMIT, type ElementsQuery, type ObjectInput, type ObjectPatch } from '../boards/schemas.js';
+import type { Clock } from '../clock.js';
+import { errors } from '../errors.js';
+import type { BoardPlacement, ObjectPlacement, Placement } from './placement.js';
 
 /** An object as answered: with the zone whose document holds it, if any. */
 export type PlacedObject = BoardObject & { zone_id?: string };
@@ -52,17 +53,18 @@ export interface ObjectServiceDependencies {
   /** The board lookup with its rights (404, 403 other organization, 410 expired). */
   boards: { get(caller: Caller, id: string): Promise<Board> };
   documents: LiveDocuments;
-  /** The zone rules of where content lives and who may change it. */
-  frames: ZonePlacement;
+  /** The zone rules of where content lives and who may change it: asked once per call. */
+  frames: ObjectPlacement;
   objectRules: BoardObjectRules;
   clock: Clock;
 }
 
 /**
  * The rules of board objects, the same for every writer: REST handlers and agents call these
- * functions, and the socket write check applies the same zone rules (frames/writeRules.ts).
+ * functions, and the socket write check applies the same zone rules (frames/zonePlacement.ts).
  * An object lives in the document of the zone its position lies in; it is created there,
- * changed there, and never carried into another document by an edit.
+ * changed there, and never carried into another document by an edit. Each call asks the
+ * frames side one question (`placement`) and takes every zone decision from its answer.
  */
 export class ObjectService {
   constructor(private readonly deps: ObjectServiceDependencies) {}
@@ -70,7 +72,7 @@ export class ObjectService {
   /** Adds one object to the document it belongs in, resolving once it is durable. */
   async add(caller: Caller, boardId: string, input: ObjectInput, cause?: ChangeCause): Promise<PlacedObject> {
     const board = await this.deps.boards.get(caller, boardId);
-    const placement = await this.deps.frames.placementOf(board.id, caller, input.position);
+    const placement = (await this.deps.frames.placement(board.id, caller)).placeAt(input.position);
     if (!placement) throw errors.forbidden('The position lies in a zone this caller may not write');
     await this.deps.objectRules.validateObjects(board.organizationId, [input], { role: caller.role });
     const object = newObject(input, this.deps.clock.now(), caller.userId);
@@ -82,7 +84,7 @@ export class ObjectService {
   async list(caller: Caller, boardId: string): Promise<PlacedObject[]> {
     const board = await this.deps.boards.get(caller, boardId);
     const objects: PlacedObject[] = [];
-    for (const placement of await this.deps.frames.readableDocuments(board.id, caller)) {
+    for (const placement of (await this.deps.frames.placement(board.id, caller)).readable) {
       objects.push(...(await this.deps.documents.readObjects(placement.document)).map((object) => placed(object, placement)));
     }
     return objects;
@@ -97,9 +99,9 @@ export class ObjectService {
   async elements(caller: Caller, boardId: string, query: ElementsQuery): Promise<ElementList> {
     const window = elementWindowOf(query);
     const board = await this.deps.boards.get(caller, boardId);
-    const placements = await this.deps.frames.readableDocuments(board.id, caller);
+    const { readable } = await this.deps.frames.placement(board.id, caller);
     for (let read = 1; ; read += 1) {
-      const ordered = await this.orderedEntries(placements);
+      const ordered = await this.orderedEntries(readable);
       const chosen = window ? ordered.slice(window.offset, window.offset + window.limit) : ordered;
       const elements = await this.readEntries(chosen);
       if (elements.length === chosen.length || read === ELEMENT_PAGE_READS) {
@@ -111,7 +113,7 @@ export class ObjectService {
   }
 
   /** Every object of the documents, in listing order; a copy left in two documents by a move sorts by document name. */
-  private async orderedEntries(placements: Placement[]): Promise<OrderedEntry[]> {
+  private async orderedEntries(placements: readonly Placement[]): Promise<OrderedEntry[]> {
     const entries: OrderedEntry[] = [];
     for (const placement of placements) {
       const keys = await this.deps.documents.read(placement.document, readOrderKeys);
@@ -142,7 +144,7 @@ export class ObjectService {
   /** One object the caller may see, or 404. */
   async get(caller: Caller, boardId: string, objectId: string): Promise<PlacedObject> {
     const board = await this.deps.boards.get(caller, boardId);
-    const { object, placement } = await this.locate(caller, board, objectId);
+    const { object, placement } = await this.locate(await this.deps.frames.placement(board.id, caller), objectId);
     return placed(object, placement);
   }
 
@@ -152,18 +154,19 @@ export class ObjectService {
    */
   async update(caller: Caller, boardId: string, objectId: string, patch: ObjectPatch, cause?: ChangeCause): Promise<PlacedObject> {
     const board = await this.deps.boards.get(caller, boardId);
-    const { object, placement } = await this.locate(caller, board, objectId);
+    const zones = await this.deps.frames.placement(board.id, caller);
+    const { object, placement } = await this.locate(zones, objectId);
     if (patch.locked !== undefined) requireHost(caller, 'lock or unlock objects');
     const after = patch.position ?? object.position;
     if (patch.position) {
-      const destination = await this.deps.frames.placementOf(board.id, caller, after);
+      const destination = zones.placeAt(after);
       if (!destination) throw errors.forbidden('The new position lies where this caller may not write');
       if (destination.document !== placement.document) {
         throw errors.conflict('The new position lies in another zone; an object is not carried between zones by an edit');
       }
     }
     const write = { before: object.position, after, touchesLock: object.locked === true || patch.locked !== undefined };
-    if (!(await this.deps.frames.mayWrite(board.id, caller, placement.document, write))) {
+    if (!zones.mayWrite(placement.document, write)) {
       throw errors.forbidden(object.locked ? 'The object is locked' : 'This caller may not change objects there');
     }
     const updated = withPatch(object, patch, caller.userId, this.deps.clock.now());
@@ -181,9 +184,10 @@ export class ObjectService {
   /** Removes an object; answers what it was. */
   async remove(caller: Caller, boardId: string, objectId: string, cause?: ChangeCause): Promise<PlacedObject> {
     const board = await this.deps.boards.get(caller, boardId);
-    const { object, placement } = await this.locate(caller, board, objectId);
+    const zones = await this.deps.frames.placement(board.id, caller);
+    const { object, placement } = await this.locate(zones, objectId);
     const write = { before: object.position, after: null, touchesLock: object.locked === true };
-    if (!(await this.deps.frames.mayWrite(board.id, caller, placement.document, write))) {
+    if (!zones.mayWrite(placement.document, write)) {
       throw errors.forbidden(object.locked ? 'The object is locked' : 'This caller may not remove objects there');
     }
     await this.deps.documents.write(placement.document, authorOf(board, caller, cause), (doc) => {
@@ -196,8 +200,8 @@ export class ObjectService {
   }
 
   /** Finds the document holding an object the caller may see. */
-  private async locate(caller: Caller, board: Board, objectId: string): Promise<{ object: BoardObject; placement: Placement }> {
-    for (const placement of await this.deps.frames.readableDocuments(board.id, caller)) {
+  private async locate(zones: BoardPlacement, objectId: string): Promise<{ object: BoardObject; placement: Placement }> {
+    for (const placement of zones.readable) {
       const object = (await this.deps.documents.readObjects(placement.document)).find((candidate) => candidate.id === objectId);
       if (object) return { object, placement };
     }
@@ -224,20 +228,6 @@ export class ObjectService {
       change(fields);
     });
   }
-}
-
-/** A new board object from client input. */
-export function newObject(input: ObjectInput, now: Date, createdBy: string | null = null): BoardObject {
-  return {
-    id: randomUUID(),
-    type: input.type,
-    data: input.data,
-    position: { x: input.position.x, y: input.position.y },
-    width: input.width,
-    height: input.height,
-    created_at: now.toISOString(),
-    created_by: createdBy,
-  };
 }
 
 /**

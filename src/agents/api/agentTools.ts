@@ -1,7 +1,7 @@
-import { ACTION_TYPES, agentCaller, type ActionType, type Agent } from './agent.js';
-import type { AgentObjects } from './actions/action.js';
-import type { ActionRegistry } from './actions/registry.js';
-import type { RunOutcome, RunRequest } from './agentRunner.js';
+import { ACTION_TYPES, agentCaller, type ActionType, type Agent } from '../agent.js';
+import type { AgentObjects } from '../actions/action.js';
+import type { ActionRegistry } from '../actions/registry.js';
+import type { RunOutcome, RunRequest } from '../runtime/agentRunner.js';
 
 /** A tool as MCP lists it (`tools/list`), with the MCP annotations. */
 export interface AgentTool {

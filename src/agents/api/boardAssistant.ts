@@ -1,11 +1,11 @@
-import type { Board } from '../boards/board.js';
-import type { Caller } from '../boards/caller.js';
-import { AppError, errors } from '../errors.js';
-import type { Agent } from './agent.js';
-import type { ActionContext, AgentObjects } from './actions/action.js';
-import { generateContent } from './actions/contentActions.js';
-import type { ContentEngine } from './content/contentTypes.js';
-import type { AgentFrames, AgentSockets } from './ports.js';
+import type { Board } from '../../boards/board.js';
+import type { Caller } from '../../boards/caller.js';
+import { AppError, errors } from '../../errors.js';
+import type { Agent } from '../agent.js';
+import type { ActionContext, AgentObjects } from '../actions/action.js';
+import { generateContent } from '../actions/contentActions.js';
+import type { ContentEngine } from '../content/contentTypes.js';
+import type { AgentFrames, AgentSockets } from '../ports.js';
 import type { GenerateInput } from './schemas.js';
 
 export interface BoardAssistantDependencies {

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { Clock } from '../clock.js';
-import type { Logger } from '../logger.js';
-import type { Db } from '../store/database.js';
-import { agentFromRow, type Agent } from './agent.js';
+import type { Clock } from '../../clock.js';
+import type { Logger } from '../../logger.js';
+import type { Db } from '../../store/database.js';
+import { agentFromRow, type Agent } from '../agent.js';
 import type { RunRequest } from './agentRunner.js';
-import { nextRunAfter, parseSchedulePattern, type SchedulePattern } from './schedules.js';
+import { nextRunAfter, parseSchedulePattern, type SchedulePattern } from '../schedules.js';
 
 /** How long a claimed run stays claimed (long enough for a queued LLM call): another instance takes it over only after this. */
 const LEASE_MS = 5 * 60_000;

@@ -1,30 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import type { Board } from '../boards/board.js';
-import { requireHost, type Caller } from '../boards/caller.js';
-import type { Clock } from '../clock.js';
-import { errors, type FieldError } from '../errors.js';
-import type { Db } from '../store/database.js';
-import { agentFromRow, PERSONAS, presentAction, type Agent, type AgentScope, type Instructions, type Persona } from './agent.js';
-import type { ActionRegistry } from './actions/registry.js';
-import { ConditionSyntaxError, parseCondition } from './conditions.js';
+import type { Board } from '../../boards/board.js';
+import { requireHost, type Caller } from '../../boards/caller.js';
+import type { Clock } from '../../clock.js';
+import { errors, type FieldError } from '../../errors.js';
+import type { Db } from '../../store/database.js';
+import { agentFromRow, PERSONAS, presentAction, type Agent, type AgentScope, type Instructions, type Persona } from '../agent.js';
+import type { ActionRegistry } from '../actions/registry.js';
+import { ConditionSyntaxError, parseCondition } from '../conditions.js';
 import { PRESETS, type AgentPreset } from './presets.js';
-import { parseSchedulePattern } from './schedules.js';
+import { parseSchedulePattern } from '../schedules.js';
 import { instructionsWithDefaults, scopeWithDefaults, type CreateAgentInput, type GenerateInput, type UpdateAgentInput } from './schemas.js';
 import { statsOf, type AgentStats } from './agentStats.js';
 import type { AgentTools } from './agentTools.js';
 import type { BoardAssistant } from './boardAssistant.js';
-import type { AgentFrames } from './ports.js';
-
-/** What the agent runtime is told when agents change, and what it knows that the rows do not. */
-export interface AgentLifecycle {
-  /**
-   * An agent of the board was created, changed, paused, resumed, reset or deleted (`resumed`:
-   * scheduled runs that fell due while it was paused are skipped, not made up).
-   */
-  agentsChanged(boardId: string, agentId: string, change?: 'resumed'): void;
-  /** Whether a decision of the agent is in flight now. */
-  isThinking(agentId: string): boolean;
-}
+import type { AgentFrames, AgentLifecycle } from '../ports.js';
 
 export interface AgentServiceDependencies {
   db: Db;

@@ -1,9 +1,9 @@
-import type { Clock } from '../clock.js';
-import type { Frame } from '../frames/frame.js';
-import { agentCaller, type Agent } from './agent.js';
-import type { AgentObjects } from './actions/action.js';
+import type { Clock } from '../../clock.js';
+import type { Frame } from '../../frames/frame.js';
+import { agentCaller, type Agent } from '../agent.js';
+import type { AgentObjects } from '../actions/action.js';
 import type { RunRequest } from './agentRunner.js';
-import type { AgentFrames, AgentSockets, TriggerEvent } from './ports.js';
+import type { AgentFrames, AgentSockets, TriggerEvent } from '../ports.js';
 import { firedTriggers, frameAt } from './triggers.js';
 
 /** A participant who has done nothing for this long is idle (conditions may ask for longer). */
