@@ -3,7 +3,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-const DOMAINS = ['agents', 'components', 'boards', 'objects', 'frames', 'webhooks', 'quotas', 'rateLimits', 'users', 'organizations', 'objectTypes', 'events'];
+const DOMAINS = ['agents', 'components', 'boards', 'objects', 'frames', 'webhooks', 'quotas', 'rateLimits', 'users', 'organizations', 'objectTypes', 'events', 'exports'];
 
 /** A domain or the store may not reach up into the edges (or, for the store, into any domain). */
 const forbidden = (folders, message) => ({
@@ -47,9 +47,10 @@ export default tseslint.config(
     rules: forbidden(['http', 'realtime'], 'A domain does not depend on the edges (src/http, src/realtime): define a port in the domain.'),
   },
   {
-    // The browser client shares the server's zone and manifest rules (pure functions) and the
+    // The browser client shares the server's zone and manifest rules (pure functions), the
     // realtime protocol (src/realtime/protocol: the socket messages and close codes, types and
-    // constants only), and nothing else of it.
+    // constants only) and the ink outline of exports (src/exports/renderer/inkPath), and
+    // nothing else of it.
     files: ['client/**/*.ts'],
     rules: {
       'no-restricted-imports': [
@@ -57,9 +58,9 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: '^(\\.\\./)+src/(?!frames/(writeRules|zonePermissions|frame)\\.js$|components/manifestRules\\.js$|realtime/protocol/[A-Za-z]+\\.js$)',
+              regex: '^(\\.\\./)+src/(?!frames/(writeRules|zonePermissions|frame)\\.js$|components/manifestRules\\.js$|realtime/protocol/[A-Za-z]+\\.js$|exports/renderer/inkPath\\.js$)',
               message:
-                'The client imports from src/ only the zone rules (src/frames/writeRules, zonePermissions, frame types), the manifest rules (src/components/manifestRules) and the realtime protocol (src/realtime/protocol/*).',
+                'The client imports from src/ only the zone rules (src/frames/writeRules, zonePermissions, frame types), the manifest rules (src/components/manifestRules), the realtime protocol (src/realtime/protocol/*) and the ink outline (src/exports/renderer/inkPath).',
             },
           ],
         },
@@ -71,6 +72,13 @@ export default tseslint.config(
     files: ['src/realtime/protocol/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [{ regex: '^(?!\\./)', message: 'src/realtime/protocol is types and constants the client bundles: it imports only its own files.' }] }],
+    },
+  },
+  {
+    // The client bundles the ink outline too: it imports perfect-freehand and nothing else.
+    files: ['src/exports/renderer/inkPath.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: '^(?!perfect-freehand$)', message: 'src/exports/renderer/inkPath.ts is bundled by the client: it imports only perfect-freehand.' }] }],
     },
   },
   {

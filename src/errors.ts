@@ -12,6 +12,7 @@ export const ERROR_KINDS = {
   conflict: { statusCode: 409, error: 'Conflict' },
   gone: { statusCode: 410, error: 'Gone' },
   payload_too_large: { statusCode: 413, error: 'Payload Too Large' },
+  unsupported_media_type: { statusCode: 415, error: 'Unsupported Media Type' },
   unprocessable: { statusCode: 422, error: 'Unprocessable Entity' },
   too_many_requests: { statusCode: 429, error: 'Too Many Requests' },
   internal: { statusCode: 500, error: 'Internal Server Error' },
@@ -50,6 +51,17 @@ export const errors = {
   conflict: (message: string) => new AppError('conflict', message),
   gone: (message: string) => new AppError('gone', message),
   payloadTooLarge: (message = 'Request body is too large') => new AppError('payload_too_large', message),
+  /**
+   * 415: the content is of a type the operation does not take, judged from its bytes (`found` is the
+   * type they were recognised as, null when unrecognised). The body adds `acceptedTypes`.
+   */
+  unsupportedMediaType: (found: string | null, accepted: string[]) =>
+    new AppError(
+      'unsupported_media_type',
+      `${found ? `Content of type ${found} is not accepted` : 'The content is of no recognised type'}; accepted: ${accepted.join(', ')}`,
+      undefined,
+      { acceptedTypes: accepted },
+    ),
   unprocessable: (message: string | string[], details?: FieldError[]) => new AppError('unprocessable', message, details),
   unavailable: (message: string) => new AppError('unavailable', message),
   /** An upstream the service called for the client (a board's data provider) failed or answered unusably. */

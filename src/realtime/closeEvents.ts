@@ -34,6 +34,7 @@ export function closeEventFor(error: AppError): CloseEvent {
       return CloseEvents.RateLimited;
     case 'bad_request':
     case 'payload_too_large':
+    case 'unsupported_media_type':
     case 'unprocessable':
       return CloseEvents.Forbidden;
     case 'internal':

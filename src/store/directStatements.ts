@@ -4,8 +4,11 @@ import { pgDriver } from './drivers.js';
 import { openSqliteConnection, sqliteTime, whenUnlocked } from './sqliteConnection.js';
 import { SqliteStatementThread } from './sqliteStatementThread.js';
 
-/** A value bound to a statement. Dates are bound in the form Prisma stores them in on each database. */
-export type StatementValue = string | number | Date | null;
+/**
+ * A value bound to a statement. Dates are bound in the form Prisma stores them in on each
+ * database; bytes as a BLOB on SQLite and a bytea on PostgreSQL.
+ */
+export type StatementValue = string | number | Date | Uint8Array | null;
 
 /**
  * Statements run on the database driver directly, each SQLite statement prepared once, for the

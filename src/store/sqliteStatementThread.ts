@@ -4,7 +4,8 @@ import { Worker } from 'node:worker_threads';
 export interface StatementRequest {
   id: number;
   sql: string;
-  values: Array<string | number | null>;
+  /** Bytes arrive as a Uint8Array (a Buffer loses its class in postMessage), which better-sqlite3 binds as a BLOB. */
+  values: Array<string | number | Uint8Array | null>;
 }
 
 /** The worker's answer to one request. */
@@ -27,7 +28,7 @@ export class SqliteStatementThread {
 
   constructor(private readonly file: string) {}
 
-  all<Row>(sql: string, values: Array<string | number | null>): Promise<Row[]> {
+  all<Row>(sql: string, values: StatementRequest['values']): Promise<Row[]> {
     const worker = this.worker ?? this.start();
     const id = (this.nextId += 1);
     return new Promise<unknown[]>((resolve, reject) => {

@@ -1,4 +1,4 @@
-import { getStroke } from 'perfect-freehand';
+import { inkStroke, strokePath } from '../../../src/exports/renderer/inkPath.js';
 import { textOf, type BoardObject } from '../model/boardObject.js';
 import type { FrameRecord } from '../model/frames.js';
 import type { Camera } from './camera.js';
@@ -202,21 +202,13 @@ function label(text: string, className: string): SVGTextElement {
   return node;
 }
 
-/** Ink: points relative to the object's position, `[x, y, pressure, …]`, smoothed by perfect-freehand. */
+/** Ink: a stroke outlined as the export renderer outlines it (src/exports/renderer/inkPath.ts). */
 function inkPath(object: BoardObject, color: string | null): SVGPathElement {
-  const flat = Array.isArray(object.data.points) ? (object.data.points as unknown[]).filter((n): n is number => typeof n === 'number' && Number.isFinite(n)) : [];
-  const points: number[][] = [];
-  for (let i = 0; i + 2 < flat.length; i += 3) points.push([flat[i]!, flat[i + 1]!, flat[i + 2]!]);
-  const size = typeof object.data.size === 'number' && object.data.size > 0 && object.data.size < 100 ? object.data.size : 6;
-  return withFill(element('path', { class: 'ink', d: strokePath(points, size) }), color ?? '#1f2937');
+  return withFill(element('path', { class: 'ink', d: inkStroke(object.data) }), color ?? '#1f2937');
 }
 
-export function strokePath(points: number[][], size: number): string {
-  const outline = getStroke(points, { size, thinning: 0.6, smoothing: 0.5, streamline: 0.5, simulatePressure: points.every((p) => p[2] === 0.5) });
-  if (outline.length < 2) return '';
-  const [first, ...rest] = outline;
-  return `M${first![0].toFixed(1)},${first![1].toFixed(1)}${rest.map(([x, y]) => `L${x.toFixed(1)},${y.toFixed(1)}`).join('')}Z`;
-}
+/** The pen tool's draft stroke is outlined alike. */
+export { strokePath };
 
 function withFill<T extends SVGElement>(node: T, color: string | null): T {
   if (color && /^#[0-9a-f]{3,8}$|^[a-z]{3,20}$/i.test(color)) node.style.fill = color;

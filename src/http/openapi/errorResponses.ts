@@ -26,6 +26,10 @@ const EXTRA_FIELDS: Record<number, { properties: Record<string, JsonSchema>; req
   402: { properties: quotaFields, required: Object.keys(quotaFields) },
   // A plan that lacks a feature altogether (its limit is "none") is refused with 403 and the same fields.
   403: { properties: quotaFields, required: [] },
+  415: {
+    properties: { acceptedTypes: { type: 'array', items: { type: 'string' }, description: 'The media types the operation takes.' } },
+    required: ['acceptedTypes'],
+  },
   429: { properties: { retryAfter: { type: 'integer', minimum: 0, description: 'Seconds to wait; repeated as `Retry-After`.' } }, required: ['retryAfter'] },
 };
 
